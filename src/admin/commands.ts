@@ -1,0 +1,79 @@
+import * as v from 'valibot';
+import type { Config } from '../config';
+import type { Db } from '../db/database';
+import { invalid } from '../errors';
+import { generatePassword } from '../passwords';
+import { describeIssues, requiredText } from '../text';
+import { MINTED_TOKEN_MAX_DAYS, mintToken } from '../tokens';
+import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetPassword } from '../users';
+
+/**
+ * The admin commands of the spec as data, so that one function runs them whether the CLI opened
+ * the database itself or hands the request to a running `serve` over its admin socket.
+ * `password: null` means "generate one and print it once".
+ */
+export const AdminRequestSchema = v.variant('op', [
+  v.object({ op: v.literal('user.add'), email: v.string(), password: v.nullable(v.string()) }),
+  v.object({ op: v.literal('user.list') }),
+  v.object({ op: v.literal('user.passwd'), email: v.string(), password: v.nullable(v.string()) }),
+  v.object({ op: v.literal('user.rm'), email: v.string() }),
+  v.object({
+    op: v.literal('mint-token'),
+    email: v.string(),
+    label: v.nullable(requiredText('label', 100)),
+    days: v.pipe(
+      v.number(),
+      v.integer('--days must be a whole number of days'),
+      v.minValue(1, '--days must be at least 1'),
+      v.maxValue(MINTED_TOKEN_MAX_DAYS, `--days must be at most ${MINTED_TOKEN_MAX_DAYS}`),
+    ),
+  }),
+]);
+export type AdminRequest = v.InferInput<typeof AdminRequestSchema>;
+
+export function parseAdminRequest(input: unknown) {
+  const result = v.safeParse(AdminRequestSchema, input);
+  if (!result.success) throw invalid(describeIssues(result.issues));
+  return result.output;
+}
+
+/** Runs one admin command; returns the lines for stdout. Refusals are thrown (one line on stderr). */
+export async function runAdminRequest(db: Db, config: Config, input: unknown): Promise<string[]> {
+  const request = parseAdminRequest(input);
+  switch (request.op) {
+    case 'user.add': {
+      const password = request.password ?? generatePassword();
+      const user = await addUser(db, request.email, password);
+      // D1: a generated password stands alone on the last line of stdout.
+      return request.password === null
+        ? [`created user ${user.email}; this password is shown only now:`, password]
+        : [`created user ${user.email}`];
+    }
+    case 'user.list':
+      // D1: email, passkey count, last seen (ISO 8601 or `never`), separated by tabs.
+      return (await listUsers(db)).map((u) =>
+        [u.email, String(u.passkeyCount), u.lastSeenAt?.toISOString() ?? 'never'].join('\t'),
+      );
+    case 'user.passwd': {
+      const password = request.password ?? generatePassword();
+      await resetPassword(db, request.email, password);
+      const done = `reset the password of ${normaliseEmail(request.email)}; every session ended and every token revoked`;
+      return request.password === null ? [`${done}; the new password is shown only now:`, password] : [done];
+    }
+    case 'user.rm':
+      await removeUser(db, request.email);
+      return [`removed user ${normaliseEmail(request.email)}; their transactions stay, without an author`];
+    case 'mint-token': {
+      const user = await findUserByEmail(db, request.email);
+      if (!user) throw invalid(`no user ${normaliseEmail(request.email)}`);
+      const token = await mintToken(db, {
+        userId: user.id,
+        label: request.label,
+        days: request.days,
+        audience: config.apiOrigin,
+      });
+      // D1: the token alone on the last line of stdout; it cannot be shown again.
+      return [`token for ${user.email}, valid ${request.days} days; it is shown only now:`, token];
+    }
+  }
+}

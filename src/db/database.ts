@@ -1,0 +1,97 @@
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+
+/** What every repository function takes: the database or a transaction inside it (both backends). */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  db: Db;
+  backend: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** A key for pg_advisory_lock, so two instances starting together migrate one after the other. */
+const MIGRATION_LOCK_KEY = 0x1ed6e5;
+
+/** Opens PGlite (a directory, or in memory when `dataDir` is undefined) and migrates it. */
+export async function openPglite(
+  dataDir: string | undefined,
+  options: { loadDataDir?: Blob } = {},
+): Promise<Database & { client: PGlite }> {
+  const client = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
+  const db = drizzlePglite(client, { schema });
+  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return {
+    db: db as unknown as Db,
+    backend: 'pglite',
+    client,
+    close: () => client.close(),
+  };
+}
+
+/** Connects to a PostgreSQL server and migrates it (serialised across instances by an advisory lock). */
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    // Error details stay in the server log; postgres.js must not attach query text to messages.
+    debug: false,
+  });
+  const db = drizzlePostgres(client, { schema });
+  const lock = await client.reserve();
+  try {
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await lock`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
+    lock.release();
+  }
+  return {
+    db: db as unknown as Db,
+    backend: 'postgres',
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/**
+ * The SQLSTATE of a database error, wherever the driver put it: a deferred trigger failing at
+ * COMMIT throws the raw driver error, a statement inside a transaction a DrizzleQueryError whose
+ * cause holds it (stack notes).
+ */
+export function sqlState(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** The constraint a PostgreSQL error names, if any (postgres.js: constraint_name; PGlite: constraint). */
+export function sqlConstraint(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const x = e as { constraint_name?: unknown; constraint?: unknown };
+    if (typeof x.constraint_name === 'string') return x.constraint_name;
+    if (typeof x.constraint === 'string') return x.constraint;
+  }
+  return undefined;
+}
+
+/** The message of our own trigger's RAISE (P0001), which is ours and safe to show. */
+export function sqlMessage(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const x = e as { code?: unknown; message?: unknown };
+    if (typeof x.code === 'string' && typeof x.message === 'string') return x.message;
+  }
+  return undefined;
+}

@@ -1,0 +1,224 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+
+// The whole schema of the spec is designed here at once (issue 1/6), so that later issues add
+// behaviour, not tables. Every timestamp is timestamptz; ids that are secrets are stored only as
+// SHA-256 hex digests (spec: Tokens and codes; D5).
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const tstz = (name: string) => timestamp(name, { withTimezone: true });
+
+export const users = pgTable('users', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  /** Trimmed and lower-cased before it is stored or looked up. */
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: createdAt(),
+  lastSeenAt: tstz('last_seen_at'),
+});
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** SHA-256 hex of the 256-bit cookie value; the value itself is never stored. */
+    idHash: text('id_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    mfaComplete: boolean('mfa_complete').notNull().default(false),
+    /** Fixed at creation and at elevation; use never extends it. */
+    expiresAt: tstz('expires_at').notNull(),
+    deviceAttempts: integer('device_attempts').notNull().default(0),
+    /** The one outstanding WebAuthn challenge of this session (D3: single-use, 5 minutes). */
+    challenge: text('challenge'),
+    challengePurpose: text('challenge_purpose', { enum: ['register', 'authenticate'] }),
+    challengeExpiresAt: tstz('challenge_expires_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sessions_user_id_idx').on(t.userId)],
+);
+
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** base64url credential id as the browser reports it. */
+    credentialId: text('credential_id').notNull().unique(),
+    /** base64url COSE public key. */
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: tstz('last_used_at'),
+  },
+  (t) => [index('passkeys_user_id_idx').on(t.userId)],
+);
+
+/** Password throttle state, keyed by normalised email whether or not the user exists (D4). */
+export const loginThrottle = pgTable('login_throttle', {
+  email: text('email').primaryKey(),
+  failures: integer('failures').notNull().default(0),
+  blockedUntil: tstz('blocked_until'),
+  updatedAt: tstz('updated_at').notNull().defaultNow(),
+});
+
+export const oauthClients = pgTable('oauth_clients', {
+  /** `dyn_…` for dynamic clients; `ledger-cli` and `ledger-desktop` are seeded by a migration. */
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  dynamic: boolean('dynamic').notNull(),
+  redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+  createdAt: createdAt(),
+  firstUsedAt: tstz('first_used_at'),
+  lastUsedAt: tstz('last_used_at'),
+});
+
+export const tokenKind = pgEnum('token_kind', ['access', 'refresh']);
+
+export const tokens = pgTable(
+  'tokens',
+  {
+    /** SHA-256 hex of the token; also the Connection id (D5). */
+    hash: text('hash').primaryKey(),
+    kind: tokenKind('kind').notNull(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    /** The token this one was minted from: a refresh token's predecessor, an access token's refresh token. */
+    parentHash: text('parent_hash'),
+    label: text('label'),
+    /** RFC 8707 audience: always API_ORIGIN at issue time. */
+    audience: text('audience').notNull(),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+    /** Set when a refresh token is rotated (spec: Refresh token states). */
+    retiredAt: tstz('retired_at'),
+    revokedAt: tstz('revoked_at'),
+    lastUsedAt: tstz('last_used_at'),
+  },
+  (t) => [
+    index('tokens_user_id_idx').on(t.userId),
+    index('tokens_parent_hash_idx').on(t.parentHash),
+    index('tokens_client_id_idx').on(t.clientId),
+  ],
+);
+
+export const authorizationCodes = pgTable(
+  'authorization_codes',
+  {
+    /** SHA-256 hex of the code; a row exists only while the code is live. */
+    hash: text('hash').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [index('authorization_codes_client_id_idx').on(t.clientId)],
+);
+
+export const deviceGrantStatus = pgEnum('device_grant_status', ['pending', 'approved', 'declined']);
+
+export const deviceGrants = pgTable(
+  'device_grants',
+  {
+    /** SHA-256 hex of the device_code, which is never shown to humans. */
+    deviceCodeHash: text('device_code_hash').primaryKey(),
+    /** `XXXX-XXXX` from the 30-symbol alphabet. */
+    userCode: text('user_code').notNull().unique(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    status: deviceGrantStatus('status').notNull().default('pending'),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The session that approved it: re-approval by that session is free (spec: Device grant). */
+    approvedBySessionHash: text('approved_by_session_hash'),
+    lastPolledAt: tstz('last_polled_at'),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [index('device_grants_client_id_idx').on(t.clientId)],
+);
+
+/** Enum order is the order of GET /accounts ("ordered by kind then name"): the balance-sheet order. */
+export const accountKind = pgEnum('account_kind', ['asset', 'liability', 'equity', 'income', 'expense']);
+
+export const accounts = pgTable('accounts', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  name: text('name').notNull().unique(),
+  kind: accountKind('kind').notNull(),
+  createdAt: createdAt(),
+});
+
+export const bookStyle = pgEnum('book_style', ['personal', 'club']);
+
+/** The single instance-wide settings record: the check pins it to one row, seeded by a migration. */
+export const settings = pgTable(
+  'settings',
+  {
+    id: integer('id').primaryKey().default(1),
+    bookStyle: bookStyle('book_style').notNull().default('personal'),
+  },
+  (t) => [check('settings_single_row', sql`${t.id} = 1`)],
+);
+
+export const transactions = pgTable(
+  'transactions',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    occurredOn: date('occurred_on', { mode: 'string' }).notNull(),
+    description: text('description').notNull(),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('transactions_occurred_on_id_idx').on(t.occurredOn.desc(), t.id.desc())],
+);
+
+export const entries = pgTable(
+  'entries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    transactionId: integer('transaction_id')
+      .notNull()
+      .references(() => transactions.id, { onDelete: 'cascade' }),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    /** Signed: positive is a debit, negative a credit (D6). |amount| ≤ 10^15 keeps every sum exact. */
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('entries_transaction_id_idx').on(t.transactionId),
+    index('entries_account_id_idx').on(t.accountId, t.transactionId),
+  ],
+);
+
+export type User = typeof users.$inferSelect;
+export type Account = typeof accounts.$inferSelect;
+export type AccountKind = (typeof accountKind.enumValues)[number];
+export type BookStyle = (typeof bookStyle.enumValues)[number];
+export type Token = typeof tokens.$inferSelect;

@@ -1,0 +1,19 @@
+/**
+ * A refusal the caller can act on. Domain modules throw it; the HTTP layer maps `reason` to a
+ * status in one place (src/http/errors.ts) and the CLI prints `message` as its one stderr line.
+ */
+export type RefusalReason = 'invalid' | 'not_found' | 'conflict';
+
+export class Refusal extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'Refusal';
+  }
+}
+
+export const invalid = (message: string) => new Refusal('invalid', message);
+export const notFound = (message: string) => new Refusal('not_found', message);
+export const conflict = (message: string) => new Refusal('conflict', message);

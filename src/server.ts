@@ -1,0 +1,99 @@
+import type { Server } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { listenAdminSocket, type AdminAnswer } from './admin/channel';
+import { runAdminRequest } from './admin/commands';
+import type { Config } from './config';
+import { openPglite, openPostgres, type Database } from './db/database';
+import { embeddedPaths, tryLockDirectory, type DirectoryLock } from './db/embedded';
+import { Refusal } from './errors';
+import { createApp } from './http/app';
+import { GENERIC_FAULT } from './http/errors';
+import { describeFault, type Logger } from './log';
+
+/** A start-up failure the operator can fix; printed as one line before exit 1. */
+export class StartupError extends Error {}
+
+export interface RunningServer {
+  url: string;
+  /** D10: stop accepting, finish in-flight requests, close the database. */
+  stop(): Promise<void>;
+}
+
+interface OpenedStore {
+  database: Database;
+  adminSocket?: Server;
+  lock?: DirectoryLock;
+}
+
+async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
+  const target = config.database;
+  if (target.kind === 'postgres') return { database: await openPostgres(target.url) };
+
+  const paths = embeddedPaths(target.dir);
+  const attempt = tryLockDirectory(paths, 'serve');
+  if (!attempt.acquired) {
+    throw new StartupError(`the database in ${target.dir} is already in use by process ${attempt.holder.pid}`);
+  }
+  try {
+    const database = await openPglite(paths.pgData);
+    const adminSocket = await listenAdminSocket(paths.adminSocket, async (request): Promise<AdminAnswer> => {
+      try {
+        return { ok: true, lines: await runAdminRequest(database.db, config, request) };
+      } catch (error) {
+        if (error instanceof Refusal) return { ok: false, message: error.message };
+        log.error('admin.fault', describeFault(error));
+        return { ok: false, message: GENERIC_FAULT };
+      }
+    });
+    attempt.lock.announceSocket(paths.adminSocket);
+    return { database, adminSocket, lock: attempt.lock };
+  } catch (error) {
+    attempt.lock.release();
+    throw error;
+  }
+}
+
+function listen(app: ReturnType<typeof createApp>, config: Config): Promise<{ server: ServerType; url: string }> {
+  return new Promise((resolve, reject) => {
+    const server = serve(
+      { fetch: app.fetch, hostname: config.bind.host, port: config.bind.port, overrideGlobalObjects: false },
+      (info) => {
+        const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        resolve({ server, url: `http://${host}:${info.port}` });
+      },
+    );
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new StartupError(`cannot listen on BIND_ADDR ${config.bind.host}:${config.bind.port}: ${error.code ?? error.message}`)),
+    );
+  });
+}
+
+/** `ledger serve`: migrate, then serve the API on BIND_ADDR. */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const store = await openStore(config, log);
+  const app = createApp({ db: store.database.db, config, log });
+  let listening: { server: ServerType; url: string };
+  try {
+    listening = await listen(app, config);
+  } catch (error) {
+    store.adminSocket?.close();
+    await store.database.close();
+    store.lock?.release();
+    throw error;
+  }
+  log.info('listening', { url: listening.url, database: store.database.backend });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const closed = new Promise<void>((resolve) => listening.server.close(() => resolve()));
+      // Idle keep-alive connections would hold close() open; busy ones finish their request first.
+      if ('closeIdleConnections' in listening.server) listening.server.closeIdleConnections();
+      await closed;
+      await new Promise<void>((resolve) => (store.adminSocket ? store.adminSocket.close(() => resolve()) : resolve()));
+      await store.database.close();
+      store.lock?.release();
+      log.info('stopped');
+    })());
+  return { url: listening.url, stop };
+}

@@ -1,0 +1,140 @@
+import { and, asc, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Db } from './db/database';
+import { accounts, entries, transactions, users } from './db/schema';
+import { invalid, notFound } from './errors';
+import { dateString, requiredText } from './text';
+
+// D6 limits of ours.
+export const DESCRIPTION_MAX = 500;
+export const ENTRIES_MIN = 2;
+export const ENTRIES_MAX = 100;
+/** |amount_cents| ≤ 10^15, so 100 entries sum far inside both bigint and a float's exact range. */
+export const AMOUNT_MAX = 10 ** 15;
+const INT4_MAX = 2 ** 31 - 1;
+
+const EntrySchema = v.object(
+  {
+    account_id: v.pipe(
+      v.number('account_id must be an integer'),
+      v.integer('account_id must be an integer'),
+      // Larger ids cannot name an account (integer column); refused here, not by a driver error.
+      v.minValue(1, 'account_id must be a positive integer'),
+      v.maxValue(INT4_MAX, 'account_id names no account'),
+    ),
+    amount_cents: v.pipe(
+      v.number('amount_cents must be an integer'),
+      v.integer('amount_cents must be an integer'),
+      v.minValue(-AMOUNT_MAX, `amount_cents must be between -${AMOUNT_MAX} and ${AMOUNT_MAX}`),
+      v.maxValue(AMOUNT_MAX, `amount_cents must be between -${AMOUNT_MAX} and ${AMOUNT_MAX}`),
+    ),
+  },
+  'an entry must be an object with account_id and amount_cents',
+);
+
+/** Create body `NewTransaction` (spec: Transaction; D6). The balance is checked by checkBalanced. */
+export const NewTransactionSchema = v.object(
+  {
+    occurred_on: dateString('occurred_on'),
+    description: requiredText('description', DESCRIPTION_MAX),
+    entries: v.pipe(
+      v.array(EntrySchema, 'entries must be an array'),
+      v.minLength(ENTRIES_MIN, `a transaction needs at least ${ENTRIES_MIN} entries`),
+      v.maxLength(ENTRIES_MAX, `a transaction has at most ${ENTRIES_MAX} entries`),
+    ),
+  },
+  'the request body must be a JSON object',
+);
+export type NewTransaction = v.InferOutput<typeof NewTransactionSchema>;
+
+export const TransactionRangeSchema = v.object({
+  from: v.optional(dateString('from')),
+  to: v.optional(dateString('to')),
+});
+export type TransactionRange = v.InferOutput<typeof TransactionRangeSchema>;
+
+/** Spec: entries not summing to zero give 400, and the message states the entry count and the sum. */
+export function checkBalanced(input: NewTransaction): void {
+  const sum = input.entries.reduce((total, e) => total + BigInt(e.amount_cents), 0n);
+  if (sum !== 0n) {
+    throw invalid(`entries must sum to zero: ${input.entries.length} entries sum to ${sum}`);
+  }
+}
+
+/**
+ * Header and entries in one database transaction; the deferred trigger checks the balance again
+ * at COMMIT (P0001), and foreign keys refuse unknown accounts (23503): both become 400.
+ */
+export async function postTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
+  checkBalanced(input);
+  return insertTransaction(db, input, authorId);
+}
+
+/** The bare insert, without our own balance check: the database's trigger is the last word. */
+export async function insertTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [header] = await tx
+      .insert(transactions)
+      .values({ occurredOn: input.occurred_on, description: input.description, createdBy: authorId })
+      .returning({ id: transactions.id });
+    const id = header!.id;
+    await tx
+      .insert(entries)
+      .values(input.entries.map((e) => ({ transactionId: id, accountId: e.account_id, amountCents: e.amount_cents })));
+    return id;
+  });
+}
+
+export interface TransactionView {
+  id: number;
+  occurred_on: string;
+  description: string;
+  created_by_email: string | null;
+  entries: { account_id: number; account_name: string; amount_cents: number }[];
+}
+
+/**
+ * Ordered by occurred_on descending then id descending; entries by entry id. Two queries (headers,
+ * then the entries of those headers), whatever the number of transactions.
+ */
+export async function listTransactions(db: Db, range: TransactionRange): Promise<TransactionView[]> {
+  const conditions: SQL[] = [];
+  if (range.from) conditions.push(gte(transactions.occurredOn, range.from));
+  if (range.to) conditions.push(lte(transactions.occurredOn, range.to));
+  const where = conditions.length ? and(...conditions) : undefined;
+
+  const headers = await db
+    .select({
+      id: transactions.id,
+      occurred_on: transactions.occurredOn,
+      description: transactions.description,
+      created_by_email: users.email,
+    })
+    .from(transactions)
+    .leftJoin(users, eq(users.id, transactions.createdBy))
+    .where(where)
+    .orderBy(desc(transactions.occurredOn), desc(transactions.id));
+  if (headers.length === 0) return [];
+
+  const lines = await db
+    .select({
+      transactionId: entries.transactionId,
+      account_id: entries.accountId,
+      account_name: accounts.name,
+      amount_cents: entries.amountCents,
+    })
+    .from(entries)
+    .innerJoin(accounts, eq(accounts.id, entries.accountId))
+    .where(inArray(entries.transactionId, db.select({ id: transactions.id }).from(transactions).where(where)))
+    .orderBy(asc(entries.id));
+
+  const byTransaction = new Map<number, TransactionView['entries']>(headers.map((h) => [h.id, []]));
+  for (const { transactionId, ...line } of lines) byTransaction.get(transactionId)?.push(line);
+  return headers.map((h) => ({ ...h, entries: byTransaction.get(h.id) ?? [] }));
+}
+
+/** Deleting a transaction deletes its entries (ON DELETE CASCADE). */
+export async function deleteTransaction(db: Db, id: number): Promise<void> {
+  const deleted = await db.delete(transactions).where(eq(transactions.id, id)).returning({ id: transactions.id });
+  if (deleted.length === 0) throw notFound('no such transaction');
+}

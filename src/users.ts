@@ -1,0 +1,102 @@
+import { count, eq, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Db } from './db/database';
+import { passkeys, users } from './db/schema';
+import { conflict, invalid, notFound } from './errors';
+import { checkNewPassword, hashPassword } from './passwords';
+import { endAllSessionsOf } from './sessions';
+import { revokeAllTokensOf } from './tokens';
+import { usageStampDue } from './usage';
+
+/** Emails are trimmed and lower-cased everywhere (issue 1/6, D4 throttle key). */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const EmailSchema = v.pipe(
+  v.string(),
+  v.transform(normaliseEmail),
+  v.maxLength(254, 'an email address has at most 254 characters'),
+  v.regex(/^[^\s@]+@[^\s@]+$/, 'that is not an email address'),
+);
+
+export function parseEmail(email: string): string {
+  const result = v.safeParse(EmailSchema, email);
+  if (!result.success) throw invalid(`${result.issues[0].message}: ${JSON.stringify(email)}`);
+  return result.output;
+}
+
+export async function findUserByEmail(db: Db, email: string) {
+  const [user] = await db.select().from(users).where(eq(users.email, normaliseEmail(email)));
+  return user;
+}
+
+async function requireUser(db: Db, email: string) {
+  const user = await findUserByEmail(db, email);
+  if (!user) throw notFound(`no user ${normaliseEmail(email)}`);
+  return user;
+}
+
+export async function addUser(db: Db, email: string, password: string) {
+  const normalised = parseEmail(email);
+  checkNewPassword(password);
+  const passwordHash = await hashPassword(password);
+  const [user] = await db
+    .insert(users)
+    .values({ email: normalised, passwordHash })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  if (!user) throw conflict(`a user ${normalised} already exists`);
+  return user;
+}
+
+export interface UserSummary {
+  email: string;
+  passkeyCount: number;
+  lastSeenAt: Date | null;
+}
+
+export async function listUsers(db: Db): Promise<UserSummary[]> {
+  return db
+    .select({
+      email: users.email,
+      passkeyCount: count(passkeys.id),
+      lastSeenAt: users.lastSeenAt,
+    })
+    .from(users)
+    .leftJoin(passkeys, eq(passkeys.userId, users.id))
+    .groupBy(users.id)
+    .orderBy(users.email);
+}
+
+/** Spec rule 6: a password reset ends every session and revokes every token of that user. */
+export async function resetPassword(db: Db, email: string, password: string): Promise<void> {
+  checkNewPassword(password);
+  const user = await requireUser(db, email);
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    await endAllSessionsOf(tx, user.id);
+    await revokeAllTokensOf(tx, user.id);
+  });
+}
+
+/**
+ * Deletes the user. Sessions, passkeys, tokens, codes and device grants cascade; the user's
+ * transactions stay with created_by set to null (foreign keys in src/db/schema.ts).
+ */
+export async function removeUser(db: Db, email: string): Promise<void> {
+  const user = await requireUser(db, email);
+  await db.delete(users).where(eq(users.id, user.id));
+}
+
+/** "Last seen" of `ledger user list`: written at most once a minute per user. */
+export async function recordUserSeen(db: Db, userId: number, lastSeenAt: Date | null): Promise<void> {
+  if (!usageStampDue(lastSeenAt)) return;
+  await db
+    .update(users)
+    .set({ lastSeenAt: sql`now()` })
+    .where(
+      sql`${users.id} = ${userId} and (${users.lastSeenAt} is null or ${users.lastSeenAt} < now() - interval '1 minute')`,
+    );
+}
