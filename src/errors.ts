@@ -2,7 +2,7 @@
  * A refusal the caller can act on. Domain modules throw it; the HTTP layer maps `reason` to a
  * status in one place (src/http/errors.ts) and the CLI prints `message` as its one stderr line.
  */
-export type RefusalReason = 'invalid' | 'not_found' | 'conflict';
+export type RefusalReason = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unsupported_media_type';
 
 export class Refusal extends Error {
   constructor(
@@ -15,5 +15,6 @@ export class Refusal extends Error {
 }
 
 export const invalid = (message: string) => new Refusal('invalid', message);
+export const forbidden = (message: string) => new Refusal('forbidden', message);
 export const notFound = (message: string) => new Refusal('not_found', message);
 export const conflict = (message: string) => new Refusal('conflict', message);

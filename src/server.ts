@@ -2,11 +2,12 @@ import type { Server } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { listenAdminSocket, type AdminAnswer } from './admin/channel';
 import { runAdminRequest } from './admin/commands';
-import type { Config } from './config';
+import type { Config, ListenAddress } from './config';
 import { openPglite, openPostgres, type Database } from './db/database';
 import { embeddedPaths, tryLockDirectory, type DirectoryLock } from './db/embedded';
 import { Refusal } from './errors';
 import { createApp } from './http/app';
+import { createWebApp } from './http/web-app';
 import { GENERIC_FAULT } from './http/errors';
 import { describeFault, type Logger } from './log';
 
@@ -15,6 +16,8 @@ export class StartupError extends Error {}
 
 export interface RunningServer {
   url: string;
+  /** The web app's address, when WEB_BIND_ADDR is not `off`. */
+  webUrl?: string;
   /** D10: stop accepting, finish in-flight requests, close the database. */
   stop(): Promise<void>;
 }
@@ -53,47 +56,62 @@ async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
   }
 }
 
-function listen(app: ReturnType<typeof createApp>, config: Config): Promise<{ server: ServerType; url: string }> {
+function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  address: ListenAddress,
+  variable: string,
+): Promise<{ server: ServerType; url: string }> {
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: app.fetch, hostname: config.bind.host, port: config.bind.port, overrideGlobalObjects: false },
+      { fetch, hostname: address.host, port: address.port, overrideGlobalObjects: false },
       (info) => {
         const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
         resolve({ server, url: `http://${host}:${info.port}` });
       },
     );
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new StartupError(`cannot listen on BIND_ADDR ${config.bind.host}:${config.bind.port}: ${error.code ?? error.message}`)),
+      reject(new StartupError(`cannot listen on ${variable} ${address.host}:${address.port}: ${error.code ?? error.message}`)),
     );
   });
 }
 
-/** `ledger serve`: migrate, then serve the API on BIND_ADDR. */
+function closeServer(server: ServerType): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Idle keep-alive connections would hold close() open; busy ones finish their request first.
+  if ('closeIdleConnections' in server) server.closeIdleConnections();
+  return closed;
+}
+
+/** `ledger serve`: migrate, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const store = await openStore(config, log);
   const app = createApp({ db: store.database.db, config, log });
   let listening: { server: ServerType; url: string };
+  let web: { server: ServerType; url: string } | undefined;
   try {
-    listening = await listen(app, config);
+    listening = await listen(app.fetch, config.bind, 'BIND_ADDR');
+    if (config.webBind) {
+      web = await listen(createWebApp(config).fetch, config.webBind, 'WEB_BIND_ADDR').catch(async (error) => {
+        await closeServer(listening.server);
+        throw error;
+      });
+    }
   } catch (error) {
     store.adminSocket?.close();
     await store.database.close();
     store.lock?.release();
     throw error;
   }
-  log.info('listening', { url: listening.url, database: store.database.backend });
+  log.info('listening', { url: listening.url, web: web?.url ?? null, database: store.database.backend });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      const closed = new Promise<void>((resolve) => listening.server.close(() => resolve()));
-      // Idle keep-alive connections would hold close() open; busy ones finish their request first.
-      if ('closeIdleConnections' in listening.server) listening.server.closeIdleConnections();
-      await closed;
+      await Promise.all([closeServer(listening.server), web ? closeServer(web.server) : undefined]);
       await new Promise<void>((resolve) => (store.adminSocket ? store.adminSocket.close(() => resolve()) : resolve()));
       await store.database.close();
       store.lock?.release();
       log.info('stopped');
     })());
-  return { url: listening.url, stop };
+  return { url: listening.url, webUrl: web?.url, stop };
 }

@@ -42,5 +42,9 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string 
   const issue = issues[0];
   if (!issue) return 'the request is not valid';
   const item = issue.path?.find((p) => p.type === 'array');
-  return item && typeof item.key === 'number' ? `entry ${item.key + 1}: ${issue.message}` : issue.message;
+  const field = issue.path?.at(-1)?.key;
+  // Valibot reports a missing key with the message of the object around it; name the field instead.
+  const missing = issue.type === 'object' && issue.received === 'undefined' && typeof field === 'string';
+  const message = missing ? `${field} is required` : issue.message;
+  return item && typeof item.key === 'number' ? `entry ${item.key + 1}: ${message}` : message;
 }

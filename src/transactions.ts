@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from './db/database';
+import { rowsOf, type Db } from './db/database';
 import { accounts, entries, transactions, users } from './db/schema';
 import { invalid, notFound } from './errors';
 import { dateString, requiredText } from './text';
@@ -62,27 +62,38 @@ export function checkBalanced(input: NewTransaction): void {
 }
 
 /**
- * Header and entries in one database transaction; the deferred trigger checks the balance again
- * at COMMIT (P0001), and foreign keys refuse unknown accounts (23503): both become 400.
+ * Header and entries are committed together; the deferred trigger checks the balance again at
+ * commit (P0001), and foreign keys refuse unknown accounts (23503): both become 400.
  */
 export async function postTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
   checkBalanced(input);
   return insertTransaction(db, input, authorId);
 }
 
-/** The bare insert, without our own balance check: the database's trigger is the last word. */
+/**
+ * The bare insert, without our own balance check: the database's trigger is the last word. One
+ * statement (a data-modifying CTE) writes the header and its entries, so a post costs one round
+ * trip and commits atomically on its own; entries get their ids in the order given.
+ */
 export async function insertTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [header] = await tx
-      .insert(transactions)
-      .values({ occurredOn: input.occurred_on, description: input.description, createdBy: authorId })
-      .returning({ id: transactions.id });
-    const id = header!.id;
-    await tx
-      .insert(entries)
-      .values(input.entries.map((e) => ({ transactionId: id, accountId: e.account_id, amountCents: e.amount_cents })));
-    return id;
-  });
+  const lines = sql.join(
+    input.entries.map((e, i) => sql`(${e.account_id}::integer, ${e.amount_cents}::bigint, ${i}::integer)`),
+    sql`, `,
+  );
+  const result = await db.execute(sql`
+    with header as (
+      insert into ${transactions} (occurred_on, description, created_by)
+      values (${input.occurred_on}::date, ${input.description}, ${authorId}::integer)
+      returning id, occurred_on
+    ), written as (
+      insert into ${entries} (transaction_id, occurred_on, account_id, amount_cents)
+      select header.id, header.occurred_on, line.account_id, line.amount_cents
+      from header, (values ${lines}) as line(account_id, amount_cents, n)
+      order by line.n
+      returning transaction_id
+    )
+    select id from header`);
+  return Number(rowsOf<{ id: number }>(result)[0]!.id);
 }
 
 export interface TransactionView {
@@ -94,43 +105,34 @@ export interface TransactionView {
 }
 
 /**
- * Ordered by occurred_on descending then id descending; entries by entry id. Two queries (headers,
- * then the entries of those headers), whatever the number of transactions.
+ * Ordered by occurred_on descending then id descending; entries by entry id. One statement: each
+ * transaction's entries are aggregated beside it, so the list comes from one snapshot (a
+ * transaction posted or deleted meanwhile is wholly in or wholly out) in one round trip.
  */
-export async function listTransactions(db: Db, range: TransactionRange): Promise<TransactionView[]> {
+export async function listTransactions(db: Db, range: TransactionRange, limit?: number): Promise<TransactionView[]> {
   const conditions: SQL[] = [];
   if (range.from) conditions.push(gte(transactions.occurredOn, range.from));
   if (range.to) conditions.push(lte(transactions.occurredOn, range.to));
-  const where = conditions.length ? and(...conditions) : undefined;
-
-  const headers = await db
+  const query = db
     .select({
       id: transactions.id,
       occurred_on: transactions.occurredOn,
       description: transactions.description,
       created_by_email: users.email,
+      entries: sql<TransactionView['entries']>`coalesce((
+        select json_agg(json_build_object(
+          'account_id', ${entries.accountId}, 'account_name', ${accounts.name}, 'amount_cents', ${entries.amountCents}
+        ) order by ${entries.id})
+        from ${entries} join ${accounts} on ${accounts.id} = ${entries.accountId}
+        where ${entries.transactionId} = ${transactions.id}
+      ), '[]'::json)`,
     })
     .from(transactions)
     .leftJoin(users, eq(users.id, transactions.createdBy))
-    .where(where)
-    .orderBy(desc(transactions.occurredOn), desc(transactions.id));
-  if (headers.length === 0) return [];
-
-  const lines = await db
-    .select({
-      transactionId: entries.transactionId,
-      account_id: entries.accountId,
-      account_name: accounts.name,
-      amount_cents: entries.amountCents,
-    })
-    .from(entries)
-    .innerJoin(accounts, eq(accounts.id, entries.accountId))
-    .where(inArray(entries.transactionId, db.select({ id: transactions.id }).from(transactions).where(where)))
-    .orderBy(asc(entries.id));
-
-  const byTransaction = new Map<number, TransactionView['entries']>(headers.map((h) => [h.id, []]));
-  for (const { transactionId, ...line } of lines) byTransaction.get(transactionId)?.push(line);
-  return headers.map((h) => ({ ...h, entries: byTransaction.get(h.id) ?? [] }));
+    .where(conditions.length ? and(...conditions) : undefined)
+    .orderBy(desc(transactions.occurredOn), desc(transactions.id))
+    .$dynamic();
+  return limit === undefined ? query : query.limit(limit);
 }
 
 /** Deleting a transaction deletes its entries (ON DELETE CASCADE). */

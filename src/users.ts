@@ -4,7 +4,7 @@ import type { Db } from './db/database';
 import { passkeys, users } from './db/schema';
 import { conflict, invalid, notFound } from './errors';
 import { checkNewPassword, hashPassword } from './passwords';
-import { endAllSessionsOf } from './sessions';
+import { endAllSessionsOf, endOtherSessionsOf } from './sessions';
 import { revokeAllTokensOf } from './tokens';
 import { usageStampDue } from './usage';
 
@@ -78,6 +78,20 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
     await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
     await endAllSessionsOf(tx, user.id);
     await revokeAllTokensOf(tx, user.id);
+  });
+}
+
+/**
+ * D4: POST /auth/password, after the current password was checked. The calling session survives;
+ * every other session ends and every token of the user is revoked (spec rule 6).
+ */
+export async function changePassword(db: Db, userId: number, password: string, keepSessionHash: string): Promise<void> {
+  checkNewPassword(password);
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await endOtherSessionsOf(tx, userId, keepSessionHash);
+    await revokeAllTokensOf(tx, userId);
   });
 }
 

@@ -48,20 +48,33 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     // Error details stay in the server log; postgres.js must not attach query text to messages.
     debug: false,
   });
+  await migratePostgresOnce(url);
   const db = drizzlePostgres(client, { schema });
-  const lock = await client.reserve();
-  try {
-    await lock`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
-    await migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  } finally {
-    await lock`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.catch(() => {});
-    lock.release();
-  }
   return {
     db: db as unknown as Db,
     backend: 'postgres',
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * Migrates over one dedicated connection: the advisory lock is held by a session, so the lock
+ * and the migration must share it (a pool could hand the migration another connection, or,
+ * with max 1, none at all).
+ */
+async function migratePostgresOnce(url: string): Promise<void> {
+  const connection = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migratePostgres(drizzlePostgres(connection), { migrationsFolder: MIGRATIONS_FOLDER });
+  } finally {
+    await connection.end({ timeout: 5 });
+  }
+}
+
+/** The rows of `db.execute(sql…)`: postgres.js answers an array, PGlite an object holding `rows`. */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
 /**

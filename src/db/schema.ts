@@ -4,6 +4,7 @@ import {
   boolean,
   check,
   date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -11,6 +12,7 @@ import {
   pgTable,
   text,
   timestamp,
+  unique,
 } from 'drizzle-orm/pg-core';
 
 // The whole schema of the spec is designed here at once (issue 1/6), so that later issues add
@@ -195,16 +197,24 @@ export const transactions = pgTable(
     createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
-  (t) => [index('transactions_occurred_on_id_idx').on(t.occurredOn.desc(), t.id.desc())],
+  (t) => [
+    index('transactions_occurred_on_id_idx').on(t.occurredOn.desc(), t.id.desc()),
+    // The target of the entries' composite foreign key below.
+    unique('transactions_id_occurred_on_unique').on(t.id, t.occurredOn),
+  ],
 );
 
 export const entries = pgTable(
   'entries',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    transactionId: integer('transaction_id')
-      .notNull()
-      .references(() => transactions.id, { onDelete: 'cascade' }),
+    transactionId: integer('transaction_id').notNull(),
+    /**
+     * The transaction's date, copied so that reports filter and sum entries without joining their
+     * transactions (D7: aggregates over a million entries). The composite foreign key keeps the
+     * copy equal to the header's date.
+     */
+    occurredOn: date('occurred_on', { mode: 'string' }).notNull(),
     accountId: integer('account_id')
       .notNull()
       .references(() => accounts.id),
@@ -212,8 +222,15 @@ export const entries = pgTable(
     amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
   },
   (t) => [
+    foreignKey({
+      name: 'entries_transaction_fk',
+      columns: [t.transactionId, t.occurredOn],
+      foreignColumns: [transactions.id, transactions.occurredOn],
+    })
+      .onDelete('cascade')
+      .onUpdate('cascade'),
     index('entries_transaction_id_idx').on(t.transactionId),
-    index('entries_account_id_idx').on(t.accountId, t.transactionId),
+    index('entries_account_id_occurred_on_idx').on(t.accountId, t.occurredOn, t.transactionId),
   ],
 );
 

@@ -1,14 +1,24 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
+import { Scalar } from '@scalar/hono-api-reference';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
 import { accountRoutes } from './accounts';
+import { authRoutes } from './auth';
+import { connectionRoutes } from './connections';
+import { discoveryRoutes } from './discovery';
 import type { AppEnv } from './context';
+import { limitBody } from './body-limit';
 import { answerError } from './errors';
+import { mcpRoutes } from './mcp';
+import { oauthRoutes } from './oauth';
+import { openApiDocument } from './openapi';
+import { passkeyRoutes } from './passkeys';
+import { reportRoutes } from './reports';
 import { settingsRoutes } from './settings';
 import { transactionRoutes } from './transactions';
+import { webauthnRoutes } from './webauthn';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -16,6 +26,8 @@ export interface AppDeps {
   db: Db;
   config: Config;
   log: Logger;
+  /** The clock of the login throttle (tests inject one); the database clock governs everything else. */
+  now?: () => Date;
 }
 
 /** The API: stateless route groups over repository functions, with dependencies from context. */
@@ -26,6 +38,7 @@ export function createApp(deps: AppDeps) {
     c.set('db', deps.db);
     c.set('config', deps.config);
     c.set('log', deps.log);
+    c.set('now', deps.now ?? (() => new Date()));
     const started = performance.now();
     await next();
     // D10: one line per request; the path only, never the query string (it can carry codes).
@@ -37,27 +50,35 @@ export function createApp(deps: AppDeps) {
     });
   });
 
-  // Spec: CORS rules 1–3. Other origins get no Access-Control-Allow-Origin at all.
-  app.use(
-    cors({
-      origin: deps.config.webOrigin,
-      credentials: true,
-      allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'Authorization'],
-    }),
-  );
+  // Spec: CORS rules 1–3. Other origins get no Access-Control-Allow-Origin at all; a request
+  // without an Origin header is not a CORS request and gets no CORS headers (so the 303 of
+  // GET /oauth/authorize carries only its Location).
+  const corsHeaders = cors({
+    origin: deps.config.webOrigin,
+    credentials: true,
+    allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Content-Type', 'Authorization'],
+  });
+  app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json({ error: 'the request body is larger than 1 MiB' }, 413),
-    }),
-  );
+  app.use(limitBody(MAX_BODY_BYTES, (c) => c.json({ error: 'the request body is larger than 1 MiB' }, 413)));
 
   app.get('/health', (c) => c.text('ok'));
+  // The API's description is public, like the discovery documents: it holds no data of the books.
+  const document = openApiDocument(deps.config.apiOrigin);
+  app.get('/openapi.json', (c) => c.json(document));
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Ledger API' }));
+  app.route('/.well-known', discoveryRoutes);
+  app.route('/oauth', oauthRoutes);
+  app.route('/auth/webauthn', webauthnRoutes);
+  app.route('/auth/passkeys', passkeyRoutes);
+  app.route('/auth/tokens', connectionRoutes);
+  app.route('/auth', authRoutes);
   app.route('/accounts', accountRoutes);
   app.route('/settings', settingsRoutes);
   app.route('/transactions', transactionRoutes);
+  app.route('/reports', reportRoutes);
+  app.route('/mcp', mcpRoutes);
 
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   app.onError(answerError);

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
+import type { SessionView } from '../sessions';
 
 /** Who is calling, as the tier middleware resolved it. */
 export interface Identity {
@@ -15,6 +16,10 @@ export interface AppEnv {
     db: Db;
     config: Config;
     log: Logger;
+    /** The clock of time-based rules kept in application code (the login throttle); injectable in tests. */
+    now: () => Date;
     identity: Identity;
+    /** Set when the caller came with a cookie session (half, full and session-only tiers). */
+    session: SessionView;
   };
 }

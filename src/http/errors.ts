@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { sqlConstraint, sqlMessage, sqlState } from '../db/database';
 import { Refusal, type RefusalReason } from '../errors';
 import { describeFault } from '../log';
+import { OAuthError } from '../oauth/errors';
 import type { AppEnv } from './context';
 
 /** Error rule 3: the fixed sentence of every unexpected fault; detail goes to the server log only. */
@@ -19,10 +20,26 @@ export class Unauthenticated extends Error {
   }
 }
 
+/**
+ * Error rule 6: a framework-level rejection, answered in plain text (a missing query parameter on
+ * GET /oauth/authorize, a missing grant_type, a body that is not form-encoded).
+ */
+export class PlainTextRejection extends Error {
+  constructor(
+    readonly status: 400 | 415 | 422,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PlainTextRejection';
+  }
+}
+
 const STATUS_OF: Record<RefusalReason, ContentfulStatusCode> = {
   invalid: 400,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unsupported_media_type: 415,
 };
 
 /** What a constraint violation means to the caller: plain words, never the driver's text. */
@@ -36,29 +53,64 @@ export function challengeHeader(apiOrigin: string): string {
   return `Bearer resource_metadata="${apiOrigin}/.well-known/oauth-protected-resource"`;
 }
 
-/** The one place where errors become HTTP answers in the `{error}` shape (spec: Errors). */
-export function answerError(error: unknown, c: Context<AppEnv>): Response {
-  if (error instanceof Unauthenticated) {
-    c.header('WWW-Authenticate', challengeHeader(c.var.config.apiOrigin));
-    return c.json({ error: AUTHENTICATION_REQUIRED }, 401);
-  }
-  if (error instanceof Refusal) return c.json({ error: error.message }, STATUS_OF[error.reason]);
-  if (error instanceof HTTPException && error.status < 500) {
-    // Hono's own rejections (malformed JSON); their messages are fixed strings of the framework.
-    const message = error.status === 400 ? 'the request body is not valid JSON' : error.message;
-    return c.json({ error: message }, error.status);
-  }
+/**
+ * Error rule 2: our balance trigger (P0001) and constraint violations (23xxx) are the caller's
+ * fault; this is the plain sentence they get (never the driver's text), or undefined for any other
+ * error. Shared by the HTTP mapper and the MCP tools (D8: the same message).
+ */
+export function databaseRefusal(error: unknown): string | undefined {
   const state = sqlState(error);
-  // Error rule 2: our balance trigger (P0001) and constraint violations (23xxx) are the caller's fault.
   if (state === 'P0001') {
     const message = sqlMessage(error) ?? '';
     const ours = /^transaction \d+ does not balance: \d+ entries sum to -?\d+$/.test(message);
-    return c.json({ error: ours ? message : 'the entries of a transaction must sum to zero' }, 400);
+    return ours ? message : 'the entries of a transaction must sum to zero';
   }
   if (state?.startsWith('23')) {
     const constraint = sqlConstraint(error);
-    return c.json({ error: (constraint && CONSTRAINT_MESSAGES[constraint]) ?? CONSTRAINT_FALLBACK }, 400);
+    return (constraint && CONSTRAINT_MESSAGES[constraint]) ?? CONSTRAINT_FALLBACK;
   }
+  return undefined;
+}
+
+/** OAuth routes answer in the OAuth shape `{error, error_description}` (spec: Errors, Shapes). */
+function isOAuthRoute(c: Context<AppEnv>): boolean {
+  return c.req.path.startsWith('/oauth/');
+}
+
+/** Error rule 7: every error of the OAuth module carries `Cache-Control: no-store`. */
+function answerOAuth(c: Context<AppEnv>, error: OAuthError): Response {
+  c.header('Cache-Control', 'no-store');
+  return c.json({ error: error.code, error_description: error.description }, error.status);
+}
+
+/** The one place where errors become HTTP answers, in the spec's shapes (spec: Errors). */
+export function answerError(error: unknown, c: Context<AppEnv>): Response {
+  if (error instanceof Unauthenticated) {
+    // Error rule 4 — the plain shape on every route, OAuth ones included (spec: approve without credential).
+    c.header('WWW-Authenticate', challengeHeader(c.var.config.apiOrigin));
+    return c.json({ error: AUTHENTICATION_REQUIRED }, 401);
+  }
+  if (error instanceof OAuthError) return answerOAuth(c, error);
+  if (error instanceof PlainTextRejection) {
+    if (isOAuthRoute(c)) c.header('Cache-Control', 'no-store');
+    return c.text(error.message, error.status);
+  }
+  const oauth = isOAuthRoute(c);
+  if (error instanceof Refusal) {
+    const status = STATUS_OF[error.reason];
+    if (oauth) return answerOAuth(c, new OAuthError('invalid_request', error.message, status === 415 ? 415 : 400));
+    return c.json({ error: error.message }, status);
+  }
+  if (error instanceof HTTPException && error.status < 500) {
+    // Hono's own rejections (malformed JSON); their messages are fixed strings of the framework.
+    const message = error.status === 400 ? 'the request body is not valid JSON' : error.message;
+    if (oauth) return answerOAuth(c, new OAuthError('invalid_request', message));
+    return c.json({ error: message }, error.status);
+  }
+  const refusal = oauth ? undefined : databaseRefusal(error);
+  if (refusal !== undefined) return c.json({ error: refusal }, 400);
   c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
+  // Error rule 3: the fixed sentence; on OAuth routes as server_error.
+  if (oauth) return answerOAuth(c, new OAuthError('server_error', GENERIC_FAULT, 500));
   return c.json({ error: GENERIC_FAULT }, 500);
 }

@@ -1,28 +1,82 @@
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { forbidden } from '../errors';
+import { findSession, type SessionView } from '../sessions';
 import { authenticateBearer } from '../tokens';
 import { recordUserSeen } from '../users';
 import type { AppEnv, Identity } from './context';
 import { Unauthenticated } from './errors';
+import { readSessionCookie } from './session-cookie';
+
+// Spec: Authentication — tiers. Open routes use no middleware; the others compose one of these
+// per route group. D13: anything short of the tier (no credential, an invalid or expired bearer, a
+// half-session on a full route) is the same 401; 403 is only for a valid bearer on a session-only route.
 
 /** RFC 6750 §2.1: `Authorization: Bearer <b64token>`; the scheme is case-insensitive (RFC 9110 §11.1). */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-async function bearerIdentity(c: Parameters<Parameters<typeof createMiddleware<AppEnv>>[0]>[0]) {
-  const header = c.req.header('Authorization');
-  if (header === undefined) return undefined;
+type Ctx = Context<AppEnv>;
+
+async function bearerIdentity(c: Ctx, header: string): Promise<Identity> {
   const token = BEARER.exec(header)?.[1];
-  // A malformed or unknown credential is the same 401 as none at all (error rule 4, D13).
   if (!token) throw new Unauthenticated();
   const found = await authenticateBearer(c.var.db, token, c.var.config.apiOrigin);
   if (!found) throw new Unauthenticated();
   await recordUserSeen(c.var.db, found.userId, found.userLastSeenAt);
-  return { userId: found.userId, email: found.email, via: 'bearer' } satisfies Identity;
+  return { userId: found.userId, email: found.email, via: 'bearer' };
 }
 
-/** Full tier: a bearer token (cookie sessions join in issue 2/6). */
-export const requireFull = createMiddleware<AppEnv>(async (c, next) => {
-  const identity = await bearerIdentity(c);
-  if (!identity) throw new Unauthenticated();
-  c.set('identity', identity);
+async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
+  const cookie = readSessionCookie(c);
+  if (!cookie) return undefined;
+  const session = await findSession(c.var.db, cookie);
+  if (session) await recordUserSeen(c.var.db, session.userId, session.userLastSeenAt);
+  return session;
+}
+
+function adoptSession(c: Ctx, session: SessionView): void {
+  c.set('session', session);
+  c.set('identity', { userId: session.userId, email: session.email, via: 'session' });
+}
+
+/** Half tier: a cookie session at any `mfa_complete` (the four WebAuthn routes). */
+export const requireHalf = createMiddleware<AppEnv>(async (c, next) => {
+  const session = await cookieSession(c);
+  if (!session) throw new Unauthenticated();
+  adoptSession(c, session);
   await next();
 });
+
+/** Full tier: a bearer token, or a cookie session with `mfa_complete` true. */
+export const requireFull = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header('Authorization');
+  if (header !== undefined) {
+    c.set('identity', await bearerIdentity(c, header));
+    return next();
+  }
+  const session = await cookieSession(c);
+  if (!session?.mfaComplete) throw new Unauthenticated();
+  adoptSession(c, session);
+  await next();
+});
+
+export const BEARER_REFUSED = 'this needs a signed-in session in the web app; a bearer token cannot do it';
+
+/**
+ * Session-only: the full tier, but a valid bearer token is refused with 403 — these routes issue
+ * or destroy credentials, and a bearer token has no second factor behind it. `refuseBearer` lets
+ * a route group answer in its own error shape (OAuth routes).
+ */
+export function requireSession(refuseBearer: (c: Ctx) => Response | Promise<Response> = () => { throw forbidden(BEARER_REFUSED); }) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header('Authorization');
+    if (header !== undefined) {
+      await bearerIdentity(c, header);
+      return refuseBearer(c);
+    }
+    const session = await cookieSession(c);
+    if (!session?.mfaComplete) throw new Unauthenticated();
+    adoptSession(c, session);
+    await next();
+  });
+}

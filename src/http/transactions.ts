@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { invalid, notFound } from '../errors';
 import {
   deleteTransaction,
   listTransactions,
@@ -9,17 +8,7 @@ import {
 } from '../transactions';
 import type { AppEnv } from './context';
 import { requireFull } from './tiers';
-import { jsonBody, queryParams } from './validation';
-
-const INT4_MAX = 2 ** 31 - 1;
-
-/** A path id: digits only; one too large to be any row's id names nothing (404). */
-function transactionId(raw: string): number {
-  if (!/^\d{1,20}$/.test(raw)) throw invalid('the transaction id must be a positive integer');
-  const id = Number(raw);
-  if (id < 1 || id > INT4_MAX) throw notFound('no such transaction');
-  return id;
-}
+import { jsonBody, pathId, queryParams } from './validation';
 
 /** Spec: Ledger routes, /transactions (full tier). */
 export const transactionRoutes = new Hono<AppEnv>()
@@ -32,6 +21,6 @@ export const transactionRoutes = new Hono<AppEnv>()
     return c.json({ id }, 201);
   })
   .delete('/:id', async (c) => {
-    await deleteTransaction(c.var.db, transactionId(c.req.param('id')));
+    await deleteTransaction(c.var.db, pathId(c.req.param('id'), 'transaction'));
     return c.body(null, 204);
   });

@@ -1,6 +1,7 @@
 import { vValidator } from '@hono/valibot-validator';
 import type { Context } from 'hono';
 import type * as v from 'valibot';
+import { invalid, notFound, Refusal } from '../errors';
 import { describeIssues } from '../text';
 import type { AppEnv } from './context';
 
@@ -8,8 +9,10 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 type Rejection = (message: string, c: Context<AppEnv>) => Response;
 
-/** Own validation failures are 400 `{error}` (error rule 1). */
-export const badRequest: Rejection = (message, c) => c.json({ error: message }, 400);
+/** Own validation failures are 400 (error rule 1), in the shape of the route (src/http/errors.ts). */
+export const badRequest: Rejection = (message) => {
+  throw invalid(message);
+};
 
 /**
  * A JSON body checked by a valibot schema. Only `application/json` is read: a cross-site form
@@ -20,7 +23,7 @@ export function jsonBody<S extends v.GenericSchema>(schema: S, reject: Rejection
   return vValidator('json', schema, (result, c) => {
     const mediaType = (c.req.header('Content-Type') ?? '').split(';')[0]!.trim();
     if (!JSON_MEDIA_TYPE.test(mediaType)) {
-      return c.json({ error: 'the request body must be JSON (Content-Type: application/json)' }, 415);
+      throw new Refusal('unsupported_media_type', 'the request body must be JSON (Content-Type: application/json)');
     }
     if (!result.success) return reject(describeIssues(result.issues), c as Context<AppEnv>);
   });
@@ -31,4 +34,17 @@ export function queryParams<S extends v.GenericSchema>(schema: S) {
   return vValidator('query', schema, (result, c) => {
     if (!result.success) return badRequest(describeIssues(result.issues), c as Context<AppEnv>);
   });
+}
+
+const INT4_MAX = 2 ** 31 - 1;
+
+/**
+ * A path id of an integer-keyed row: a positive whole number (else 400, D7: "bad ids: 400"); one
+ * too large to be any row's id names nothing (404).
+ */
+export function pathId(raw: string, what: string): number {
+  if (!/^\d{1,20}$/.test(raw) || Number(raw) < 1) throw invalid(`the ${what} id must be a positive integer`);
+  const id = Number(raw);
+  if (id > INT4_MAX) throw notFound(`no such ${what}`);
+  return id;
 }

@@ -1,0 +1,209 @@
+/**
+ * npm run bench — issue 6/6: `ledger serve` on PostgreSQL driven over loopback by autocannon with
+ * minted bearer tokens. Prints req/s, p50/p99 latency and the server's peak RSS per scenario and
+ * writes bench-results/bench.json. For POST /transactions it also measures the database's own
+ * limit (the same inserts issued directly with postgres.js at the same concurrency) and prints the
+ * ratio service/direct.
+ *
+ * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/ledger_bench_http) is dropped and
+ * created afresh. BENCH_SECONDS (default 8) is the length of each scenario.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import postgres from 'postgres';
+import { recreateDatabase } from './bench-database';
+import { openPostgres } from '../src/db/database';
+import { issueTokenPair, mintToken } from '../src/tokens';
+import { addUser } from '../src/users';
+
+const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ledger_bench_http');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 32;
+const BOOK = 100_000;
+
+interface Figures {
+  requests_per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non_2xx: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Peak resident set of the server process (VmHWM), in MiB. */
+function peakRssMiB(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kib = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kib / 1024);
+}
+
+async function startServe(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
+    env: { ...process.env, DATABASE_URL: url.href, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('"event":"listening"')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  // Request logs go to stdout; drain them so the pipe never blocks the server.
+  child.stdout!.resume();
+  return child;
+}
+
+async function cannon(options: autocannon.Options): Promise<Figures> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors,
+    non_2xx: result.non2xx,
+  };
+}
+
+function transactionBody(accounts: number[], entries: number): string {
+  const lines = Array.from({ length: entries }, (_, i) => ({
+    account_id: accounts[i % accounts.length]!,
+    amount_cents: i === entries - 1 ? -(entries - 1) * 1250 : 1250,
+  }));
+  return JSON.stringify({ occurred_on: '2026-06-15', description: 'bench', entries: lines });
+}
+
+/** The database's own limit: the same header + entries + deferred trigger, straight from postgres.js. */
+async function directInserts(accounts: number[], entries: number): Promise<number> {
+  const sql = postgres(url.href, { max: CONNECTIONS, onnotice: () => {} });
+  const deadline = Date.now() + SECONDS * 1000;
+  let done = 0;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      await sql.begin(async (tx) => {
+        const [header] = await tx<{ id: number }[]>`
+          insert into transactions (occurred_on, description) values ('2026-06-15', 'direct') returning id`;
+        const rows = Array.from({ length: entries }, (_, i) => ({
+          transaction_id: header!.id,
+          occurred_on: '2026-06-15',
+          account_id: accounts[i % accounts.length]!,
+          amount_cents: i === entries - 1 ? -(entries - 1) * 1250 : 1250,
+        }));
+        await tx`insert into entries ${tx(rows)}`;
+      });
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  await sql.end();
+  return Math.round(done / SECONDS);
+}
+
+/** Refresh rotation: each worker holds one grant and rotates it as fast as the server answers. */
+async function refreshRotation(base: string, refreshTokens: string[]): Promise<Figures> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const deadline = Date.now() + SECONDS * 1000;
+  await Promise.all(
+    refreshTokens.map(async (initial) => {
+      let token = initial;
+      while (Date.now() < deadline) {
+        const t0 = performance.now();
+        const res = await fetch(`${base}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: 'ledger-cli' }),
+        });
+        const body = (await res.json()) as { refresh_token?: string };
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200 || !body.refresh_token) {
+          failures++;
+          return;
+        }
+        token = body.refresh_token;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1));
+  return { requests_per_second: Math.round(latencies.length / SECONDS), p50_ms: at(0.5), p99_ms: at(0.99), errors: failures, non_2xx: failures };
+}
+
+async function main(): Promise<void> {
+  await recreateDatabase(url);
+  const database = await openPostgres(url.href);
+  const user = await addUser(database.db, 'bench@example.com', 'a bench password');
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  const token = await mintToken(database.db, { userId: user.id, label: 'bench', days: 1, audience: base });
+  const grants = await Promise.all(
+    Array.from({ length: CONNECTIONS }, () => issueTokenPair(database.db, { userId: user.id, clientId: 'ledger-cli', audience: base, parentHash: null })),
+  );
+  await database.close();
+
+  const sql = postgres(url.href, { max: 1, onnotice: () => {} });
+  for (const [name, kind] of [['Bank', 'asset'], ['Cash', 'asset'], ['Salary', 'income'], ['Food', 'expense'], ['Rent', 'expense']]) {
+    await sql`insert into accounts (name, kind) values (${name!}, ${kind!}::account_kind)`;
+  }
+  const accounts = (await sql<{ id: number }[]>`select id from accounts order by id`).map((r) => r.id);
+  await sql.begin(async (tx) => {
+    await tx`
+      with headers as (
+        insert into transactions (occurred_on, description)
+        select date '2024-01-01' + (g % 1095), 'book ' || g from generate_series(1, ${BOOK}::int) g
+        returning id, occurred_on
+      )
+      insert into entries (transaction_id, occurred_on, account_id, amount_cents)
+      select h.id, h.occurred_on, a.account_id, a.amount from headers h
+      cross join lateral (values ((${accounts}::int[])[1], 1000), ((${accounts}::int[])[3], -1000)) as a(account_id, amount)`;
+  });
+  await sql`analyze`;
+  await sql.end();
+
+  const server = await startServe(port);
+  const auth = { authorization: `Bearer ${token}` };
+  const results: Record<string, unknown> = {};
+  try {
+    results['GET /health'] = await cannon({ url: `${base}/health` });
+    results['GET /accounts'] = await cannon({ url: `${base}/accounts`, headers: auth });
+    results['GET /transactions?from=&to= (one day of a 100,000-transaction book)'] = await cannon({
+      url: `${base}/transactions?from=2025-03-01&to=2025-03-01`,
+      headers: auth,
+    });
+    for (const entries of [2, 10]) {
+      const service = await cannon({
+        url: `${base}/transactions`,
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: transactionBody(accounts, entries),
+      });
+      const direct = await directInserts(accounts, entries);
+      results[`POST /transactions (${entries} entries)`] = {
+        ...service,
+        direct_database_per_second: direct,
+        service_to_direct: Number((service.requests_per_second / direct).toFixed(2)),
+      };
+    }
+    results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
+    results.server_peak_rss_mib = peakRssMiB(server);
+  } finally {
+    server.kill('SIGTERM');
+  }
+  const report = { connections: CONNECTIONS, seconds_per_scenario: SECONDS, results };
+  console.log(JSON.stringify(report, null, 2));
+  mkdirSync('bench-results', { recursive: true });
+  writeFileSync('bench-results/bench.json', `${JSON.stringify(report, null, 2)}\n`);
+}
+
+await main();

@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import { invalid } from '../errors';
+import { checkPassword } from '../login';
+import { countPasskeysOf } from '../passkeys';
+import { PASSWORD_MAX_LENGTH } from '../passwords';
+import { endSession, startHalfSession } from '../sessions';
+import { changePassword } from '../users';
+import type { AppEnv } from './context';
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
+import { requireFull, requireSession } from './tiers';
+import { jsonBody } from './validation';
+
+export const LoginSchema = v.object({
+  email: v.pipe(v.string('email is required'), v.maxLength(254, 'an email address has at most 254 characters')),
+  password: v.pipe(
+    v.string('password is required'),
+    v.check((s) => [...s].length <= PASSWORD_MAX_LENGTH, `a password has at most ${PASSWORD_MAX_LENGTH} characters`),
+  ),
+});
+
+export const PasswordChangeSchema = v.object({
+  current_password: v.string('current_password is required'),
+  new_password: v.string('new_password is required'),
+});
+
+/** Deliberately one sentence for both causes (spec: wrong password and unknown email give the same 401). */
+export const LOGIN_REFUSED = 'wrong email or password';
+export const LOGIN_THROTTLED = 'too many failed sign-ins; wait before trying again';
+
+/** Spec: Session and account management (login, logout, me, password); D4. */
+export const authRoutes = new Hono<AppEnv>()
+  .post('/login', jsonBody(LoginSchema), async (c) => {
+    const { email, password } = c.req.valid('json');
+    const check = await checkPassword(c.var.db, email, password, c.var.now());
+    if (check.outcome === 'throttled') {
+      c.header('Retry-After', String(check.retryAfterSeconds));
+      return c.json({ error: LOGIN_THROTTLED }, 429);
+    }
+    if (check.outcome === 'refused') return c.json({ error: LOGIN_REFUSED }, 401);
+    // A sign-in replaces whatever session the browser held (no session fixation, no orphans).
+    const previous = readSessionCookie(c);
+    if (previous) await endSession(c.var.db, previous);
+    setSessionCookie(c, await startHalfSession(c.var.db, check.user.id));
+    return c.json({ has_passkeys: check.hasPasskeys, mfa_complete: false });
+  })
+  .post('/logout', async (c) => {
+    const cookie = readSessionCookie(c);
+    if (cookie) await endSession(c.var.db, cookie);
+    clearSessionCookie(c);
+    return c.body(null, 204);
+  })
+  .get('/me', requireFull, async (c) => {
+    const { userId, email, via } = c.var.identity;
+    return c.json({
+      email,
+      has_passkeys: (await countPasskeysOf(c.var.db, userId)) > 0,
+      mfa_complete: true,
+      via,
+    });
+  })
+  .post('/password', requireSession(), jsonBody(PasswordChangeSchema), async (c) => {
+    const { current_password, new_password } = c.req.valid('json');
+    const { userId, email } = c.var.identity;
+    const check = await checkPassword(c.var.db, email, current_password, c.var.now());
+    if (check.outcome === 'throttled') {
+      c.header('Retry-After', String(check.retryAfterSeconds));
+      return c.json({ error: LOGIN_THROTTLED }, 429);
+    }
+    if (check.outcome === 'refused') throw invalid('the current password is wrong');
+    await changePassword(c.var.db, userId, new_password, c.var.session.hash);
+    return c.body(null, 204);
+  });

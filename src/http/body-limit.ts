@@ -1,0 +1,40 @@
+import type { Context, Next } from 'hono';
+
+/**
+ * Refuses request bodies over `maxSize` bytes (D6: 1 MiB → 413). Hono's bodyLimit does the same,
+ * but rebuilds a body without Content-Length (chunked, or a bodiless DELETE from a browser) with
+ * `new Request(c.req.raw, …)`, which throws on @hono/node-server's own Request object when global
+ * objects are not overridden (our servers run with overrideGlobalObjects: false): a 500 for a
+ * request anyone can send. Here the rebuilt request is made from the URL, method and headers.
+ */
+export function limitBody(maxSize: number, refuse: (c: Context) => Response) {
+  return async (c: Context, next: Next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    const length = raw.headers.get('content-length');
+    if (length !== null && !raw.headers.has('transfer-encoding')) {
+      return Number.parseInt(length, 10) > maxSize ? refuse(c) : next();
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = raw.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > maxSize) {
+        await reader.cancel();
+        return refuse(c);
+      }
+      chunks.push(value);
+    }
+    const body = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      body.set(chunk, offset);
+      offset += chunk.length;
+    }
+    c.req.raw = new Request(c.req.url, { method: raw.method, headers: raw.headers, body, signal: raw.signal });
+    return next();
+  };
+}

@@ -1,0 +1,26 @@
+import { serveStatic } from '@hono/node-server/serve-static';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import type { Config } from '../config';
+
+/** Where `npm ci` (the prepare script) builds the web app. */
+export const WEB_DIST = fileURLToPath(new URL('../../dist/web', import.meta.url));
+
+/**
+ * D2/D9: the web app on WEB_BIND_ADDR: the built files, `/config.json` (the API's origin, from
+ * the same configuration), and index.html for every other path so that the app's own routes
+ * (/authorize, /device…) load on a fresh visit.
+ */
+export function createWebApp(config: Config) {
+  const indexFile = path.join(WEB_DIST, 'index.html');
+  const index = existsSync(indexFile)
+    ? readFileSync(indexFile, 'utf8')
+    : '<!doctype html><title>Ledger</title><p>The web app is not built: run <code>npm ci</code> or <code>npm run build:web</code>.</p>';
+  const root = path.relative(process.cwd(), WEB_DIST) || '.';
+  return new Hono()
+    .get('/config.json', (c) => c.json({ apiOrigin: config.apiOrigin }))
+    .use('/assets/*', serveStatic({ root }))
+    .get('*', (c) => c.html(index));
+}

@@ -1,0 +1,97 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { useApp } from './app';
+import { formatCents } from './money';
+
+export function Link({ to, children, className }: { to: string; children: ReactNode; className?: string }) {
+  const { navigate, path } = useApp();
+  const current = path.split('?')[0] === to;
+  return (
+    <a
+      href={to}
+      className={className}
+      aria-current={current ? 'page' : undefined}
+      onClick={(event) => {
+        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+export function Money({ cents }: { cents: number }) {
+  return <span className={`money${cents < 0 ? ' negative' : ''}`}>{formatCents(cents)}</span>;
+}
+
+export function ErrorNote({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+/** A form whose submit shows progress and the API's error message; the button is disabled while busy. */
+export function useSubmit(action: () => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = async (event?: FormEvent) => {
+    event?.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, onSubmit };
+}
+
+export function Loading() {
+  return (
+    <p className="loading" aria-live="polite">
+      Loading…
+    </p>
+  );
+}
+
+/** Accounts with their balances (natural sign), optionally with a caption and a total row. */
+export function BalanceTable({
+  lines,
+  caption,
+  total,
+}: {
+  lines: { id: number; name: string; balance_cents: number }[];
+  caption?: string;
+  total?: number;
+}) {
+  return (
+    <table aria-label={caption}>
+      {caption && <caption>{caption}</caption>}
+      <tbody>
+        {lines.map((line) => (
+          <tr key={line.id}>
+            <th scope="row">{line.name}</th>
+            <td className="num">
+              <Money cents={line.balance_cents} />
+            </td>
+          </tr>
+        ))}
+        {total !== undefined && (
+          <tr className="total">
+            <th scope="row">Total</th>
+            <td className="num">
+              <Money cents={total} />
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,62 @@
+import { useEffect, useState } from 'react';
+import { api, type ClientView } from '../api';
+import { ErrorNote, Loading, useSubmit } from '../components';
+
+/**
+ * /authorize (D9): GET /oauth/authorize sends the person here with the request's query. Shows
+ * which app asks, warns when it registered itself and was never used, where it will return, and
+ * approves or denies (the API re-validates everything).
+ */
+export function Consent() {
+  const params = Object.fromEntries(new URLSearchParams(window.location.search));
+  const [client, setClient] = useState<ClientView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    api<ClientView>('GET', `/oauth/client_info?client_id=${encodeURIComponent(params.client_id ?? '')}`)
+      .then(setClient)
+      .catch((e: Error) => setError(e.message));
+  }, [params.client_id]);
+
+  const decide = async (approve: boolean) => {
+    const { redirect } = await api<{ redirect: string }>('POST', '/oauth/authorize/approve', { ...params, approve });
+    window.location.assign(redirect);
+  };
+  const approve = useSubmit(() => decide(true));
+  const deny = useSubmit(() => decide(false));
+
+  if (!client) return error ? <main className="narrow"><ErrorNote error={error} /></main> : <Loading />;
+  let returnTo = params.redirect_uri ?? '';
+  try {
+    returnTo = new URL(returnTo).origin;
+  } catch {
+    /* shown as given */
+  }
+  return (
+    <main className="narrow">
+      <h1>Allow {client.name}?</h1>
+      {client.dynamic && client.first_use && (
+        <p className="warning" role="alert">
+          This app registered itself and has never been used here. Only continue if you started this just now and
+          trust it: it will be able to read and change all of the books.
+        </p>
+      )}
+      <p>
+        <strong>{client.name}</strong> asks for full access to the books: it will be able to read and record
+        transactions, accounts and settings for you.
+      </p>
+      <p>
+        Afterwards you will be sent back to <code>{returnTo}</code>.
+      </p>
+      <ErrorNote error={approve.error ?? deny.error} />
+      <div className="row">
+        <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy || deny.busy}>
+          Allow
+        </button>
+        <button type="button" className="secondary" onClick={() => void deny.onSubmit()} disabled={approve.busy || deny.busy}>
+          Deny
+        </button>
+      </div>
+    </main>
+  );
+}

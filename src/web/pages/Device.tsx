@@ -1,0 +1,69 @@
+import { useState } from 'react';
+import { api, type ClientView } from '../api';
+import { ErrorNote, useSubmit } from '../components';
+
+/** /device (D9): the person types the code shown by a device, sees the app's name, and decides. */
+export function Device() {
+  const [code, setCode] = useState(new URLSearchParams(window.location.search).get('user_code') ?? '');
+  const [found, setFound] = useState<ClientView | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const look = useSubmit(async () => {
+    setFound((await api<{ client: ClientView }>('GET', `/oauth/device_info?user_code=${encodeURIComponent(code)}`)).client);
+  });
+  const approve = useSubmit(async () => {
+    await api('POST', '/oauth/device/approve', { user_code: code, approve: true });
+    setDone(`Done: ${found?.name} is connected. You can return to it.`);
+  });
+  const decline = useSubmit(async () => {
+    await api('POST', '/oauth/device/approve', { user_code: code, approve: false });
+    setDone('Declined. The device was not connected.');
+  });
+
+  return (
+    <main className="narrow">
+      <h1>Connect a device</h1>
+      {done ? (
+        <p role="status">{done}</p>
+      ) : !found ? (
+        <form onSubmit={look.onSubmit}>
+          <label>
+            Code shown on the device
+            <input
+              required
+              autoCapitalize="characters"
+              autoComplete="off"
+              placeholder="ABCD-EFGH"
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+            />
+          </label>
+          <ErrorNote error={look.error} />
+          <button type="submit" disabled={look.busy}>
+            Continue
+          </button>
+        </form>
+      ) : (
+        <div className="stack">
+          {found.dynamic && found.first_use && (
+            <p className="warning" role="alert">
+              This app registered itself and has never been used here.
+            </p>
+          )}
+          <p>
+            <strong>{found.name}</strong> asks for full access to the books.
+          </p>
+          <ErrorNote error={approve.error ?? decline.error} />
+          <div className="row">
+            <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy}>
+              Allow
+            </button>
+            <button type="button" className="secondary" onClick={() => void decline.onSubmit()} disabled={decline.busy}>
+              Deny
+            </button>
+          </div>
+        </div>
+      )}
+    </main>
+  );
+}

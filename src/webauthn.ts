@@ -1,0 +1,177 @@
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { isoBase64URL } from '@simplewebauthn/server/helpers';
+import { createHash } from 'node:crypto';
+import type { Db } from './db/database';
+import { Refusal, invalid } from './errors';
+import {
+  countPasskeysOf,
+  enrolPasskey,
+  findPasskeyOf,
+  listPasskeysOf,
+  PASSKEY_NAME_MAX_LENGTH,
+  recordPasskeyUse,
+} from './passkeys';
+import { storeChallenge, takeChallenge, type SessionView } from './sessions';
+
+/** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */
+export interface RelyingParty {
+  id: string;
+  origin: string;
+  name: string;
+}
+
+export function relyingPartyOf(webOrigin: string): RelyingParty {
+  return { id: new URL(webOrigin).hostname, origin: webOrigin, name: 'Ledger' };
+}
+
+/** D3: the registration gate refused (403). */
+export class RegistrationGateClosed extends Refusal {
+  constructor() {
+    super('forbidden', 'this account already has a passkey: sign in with it before adding another');
+  }
+}
+
+/** Spec rule 3: a half-session registers only while the account has no passkey. */
+async function checkRegistrationGate(db: Db, session: SessionView): Promise<void> {
+  if (!session.mfaComplete && (await countPasskeysOf(db, session.userId)) > 0) throw new RegistrationGateClosed();
+}
+
+/**
+ * The WebAuthn user handle: opaque and stable per user, never the email (WebAuthn §14.6.1 asks
+ * that it carry no personal information).
+ */
+function userHandle(userId: number): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(createHash('sha256').update(`ledger-user:${userId}`).digest());
+}
+
+/** D3: POST /auth/webauthn/register/begin. */
+export async function beginRegistration(
+  db: Db,
+  rp: RelyingParty,
+  session: SessionView,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  await checkRegistrationGate(db, session);
+  const existing = await listPasskeysOf(db, session.userId);
+  const options = await generateRegistrationOptions({
+    rpName: rp.name,
+    rpID: rp.id,
+    userName: session.email,
+    userID: userHandle(session.userId),
+    attestationType: 'none',
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+  });
+  await storeChallenge(db, session.hash, 'register', options.challenge);
+  return options;
+}
+
+const VERIFICATION_FAILED = 'the passkey could not be verified';
+
+/** Library failures (bad encodings, wrong origin, missing UV…) are the caller's: 400 with a fixed message. */
+async function verified<T>(verify: () => Promise<T>): Promise<T> {
+  try {
+    return await verify();
+  } catch {
+    throw invalid(VERIFICATION_FAILED);
+  }
+}
+
+function passkeyName(raw: unknown, existingCount: number): string {
+  const name = typeof raw === 'string' ? [...raw.trim()].slice(0, PASSKEY_NAME_MAX_LENGTH).join('') : '';
+  return name || `Passkey ${existingCount + 1}`;
+}
+
+/** D3: POST /auth/webauthn/register/finish; stores the passkey. The caller elevates the session. */
+export async function finishRegistration(
+  db: Db,
+  rp: RelyingParty,
+  session: SessionView,
+  response: RegistrationResponseJSON,
+  name: unknown,
+): Promise<void> {
+  await checkRegistrationGate(db, session);
+  const challenge = await takeChallenge(db, session.hash, 'register');
+  if (!challenge) throw invalid('no registration is in progress; begin again');
+  const result = await verified(() =>
+    verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    }),
+  );
+  if (!result.verified) throw invalid(VERIFICATION_FAILED);
+  const { credential } = result.registrationInfo;
+  const outcome = await enrolPasskey(db, session.userId, session.mfaComplete, {
+    credentialId: credential.id,
+    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    name: passkeyName(name, await countPasskeysOf(db, session.userId)),
+  });
+  if (!outcome.enrolled) {
+    if (outcome.reason === 'gate') throw new RegistrationGateClosed();
+    throw invalid('that passkey is already registered');
+  }
+}
+
+/** D3: POST /auth/webauthn/auth/begin. */
+export async function beginAuthentication(
+  db: Db,
+  rp: RelyingParty,
+  session: SessionView,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const existing = await listPasskeysOf(db, session.userId);
+  if (existing.length === 0) throw invalid('this account has no passkey yet; register one');
+  const options = await generateAuthenticationOptions({
+    rpID: rp.id,
+    allowCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+    userVerification: 'required',
+  });
+  await storeChallenge(db, session.hash, 'authenticate', options.challenge);
+  return options;
+}
+
+/**
+ * D3: POST /auth/webauthn/auth/finish. Spec rule 4: user verification is required, and a counter
+ * that goes backwards, or stays equal after having been nonzero, is refused (the library checks
+ * both; the stored counter only moves forward by a conditional UPDATE).
+ */
+export async function finishAuthentication(
+  db: Db,
+  rp: RelyingParty,
+  session: SessionView,
+  response: AuthenticationResponseJSON,
+): Promise<void> {
+  const challenge = await takeChallenge(db, session.hash, 'authenticate');
+  if (!challenge) throw invalid('no sign-in with a passkey is in progress; begin again');
+  const passkey = await findPasskeyOf(db, session.userId, response.id);
+  if (!passkey) throw invalid('that passkey is not registered to this account');
+  const result = await verified(() =>
+    verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: {
+        id: passkey.credentialId,
+        publicKey: isoBase64URL.toBuffer(passkey.publicKey),
+        counter: passkey.counter,
+        transports: passkey.transports,
+      },
+      requireUserVerification: true,
+    }),
+  );
+  if (!result.verified) throw invalid(VERIFICATION_FAILED);
+  if (!(await recordPasskeyUse(db, passkey, result.authenticationInfo.newCounter))) throw invalid(VERIFICATION_FAILED);
+}
