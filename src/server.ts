@@ -75,11 +75,19 @@ function listen(
   });
 }
 
+/** How long SIGTERM waits for requests in flight before cutting the remaining connections. */
+const DRAIN_DEADLINE_MS = 10_000;
+
 function closeServer(server: ServerType): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  // Idle keep-alive connections would hold close() open; busy ones finish their request first.
-  if ('closeIdleConnections' in server) server.closeIdleConnections();
-  return closed;
+  if (!('closeIdleConnections' in server)) return closed;
+  // A keep-alive client could go on sending requests forever on an open connection: every answer
+  // from now on says `Connection: close`, so each connection ends after its request in flight.
+  server.prependListener('request', (_request, response) => response.setHeader('connection', 'close'));
+  server.closeIdleConnections();
+  const deadline = setTimeout(() => server.closeAllConnections(), DRAIN_DEADLINE_MS);
+  deadline.unref();
+  return closed.finally(() => clearTimeout(deadline));
 }
 
 /** `ledger serve`: migrate, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR. */

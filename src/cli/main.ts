@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { defineCommand, runMain } from 'citty';
+import { stripVTControlCharacters } from 'node:util';
+import { defineCommand, runCommand, runMain } from 'citty';
 import type { AdminRequest } from '../admin/commands';
 import { ConfigError, loadConfig } from '../config';
 import { Refusal } from '../errors';
@@ -118,4 +119,15 @@ const main = defineCommand({
   subCommands: { serve: serveCommand, user: userCommand, 'mint-token': mintTokenCommand },
 });
 
-await runMain(main);
+// citty's runMain answers a usage mistake with the whole usage text; D1 wants one line on stderr.
+const rawArgs = process.argv.slice(2);
+if (rawArgs.some((arg) => arg === '--help' || arg === '-h')) {
+  await runMain(main, { rawArgs });
+} else {
+  try {
+    await runCommand(main, { rawArgs });
+  } catch (error) {
+    const message = error instanceof Error ? stripVTControlCharacters(error.message) : String(error);
+    fail(`${message.replace(/\.$/, '')} (see ledger --help)`);
+  }
+}
