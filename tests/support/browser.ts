@@ -15,7 +15,8 @@ export class Browser {
   /** The raw Set-Cookie of the last response that set lg_session, for attribute checks. */
   lastSetCookie: string | undefined;
 
-  constructor(private readonly h: Harness) {}
+  /** Anything that answers API requests: a harness's app, or real servers over HTTP. */
+  constructor(private readonly h: Pick<Harness, 'request'>) {}
 
   async request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
