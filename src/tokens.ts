@@ -76,14 +76,26 @@ export async function authenticateBearer(
   return identity;
 }
 
-/** Issue 1/6: `last_used_at` is written at most once per token per minute, however busy the token. */
+/**
+ * Issue 1/6: `last_used_at` is written at most once per token per minute, however busy the token.
+ * Spec: Connection — the row of an OAuth grant is its live refresh token, so using an access token
+ * is also a use of its grant: one statement stamps the access token and the grant's live refresh
+ * token, found by following the refresh chain down from the refresh token that minted it (the
+ * chain is linear: each rotation has one successor). A minted token has no parent and goes alone.
+ */
 async function recordTokenUse(db: Db, hash: string): Promise<void> {
-  await db
-    .update(tokens)
-    .set({ lastUsedAt: sql`now()` })
-    .where(
-      sql`${tokens.hash} = ${hash} and (${tokens.lastUsedAt} is null or ${tokens.lastUsedAt} < now() - interval '1 minute')`,
-    );
+  await db.execute(sql`
+    with recursive grant_chain(hash) as (
+      select parent_hash from ${tokens} where hash = ${hash} and parent_hash is not null
+      union
+      select t.hash from ${tokens} t join grant_chain g on t.parent_hash = g.hash where t.kind = 'refresh'
+    )
+    update ${tokens} set last_used_at = now()
+    where (
+        hash = ${hash}
+        or (hash in (select hash from grant_chain) and kind = 'refresh' and retired_at is null and revoked_at is null)
+      )
+      and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
 }
 
 /** Spec: Login and second factor, rule 6 — every token of the user, of every kind. */
@@ -197,6 +209,9 @@ export async function issueTokenPair(
       hash: refreshHash,
       kind: 'refresh',
       parentHash: input.parentHash,
+      // A successor is made by a rotation, which stamped its predecessor with this transaction's
+      // now(): the connection keeps its last use across rotations (spec: Connection).
+      lastUsedAt: input.parentHash === null ? null : sql`now()`,
       expiresAt: sql`now() + make_interval(days => ${REFRESH_TOKEN_DAYS})`,
     },
     {
@@ -278,7 +293,10 @@ async function revokeGrantOf(db: Db, hash: string): Promise<void> {
 /**
  * POST /oauth/revoke (RFC 7009 §2.1): revokes the named token if it is live and, when `clientId`
  * is given, belongs to that client. A refresh token takes its whole grant with it; an access
- * token goes alone (spec: revoking an access token leaves its refresh token alone). Unknown, expired or already revoked tokens change nothing.
+ * token goes alone (spec: revoking an access token leaves its refresh token alone). Unknown,
+ * expired, already revoked and retired refresh tokens are not live and change nothing: a retired
+ * token no longer stands for its grant (as DELETE /auth/tokens/{id} answers 404 for it), and reuse
+ * of one is handled by rotation's own rule (spec: Refresh token, retired).
  */
 export async function revokeByToken(db: Db, token: string, clientId: string | undefined): Promise<void> {
   const hash = sha256Hex(token);
@@ -286,7 +304,14 @@ export async function revokeByToken(db: Db, token: string, clientId: string | un
     const [revoked] = await tx
       .update(tokens)
       .set({ revokedAt: sql`now()` })
-      .where(and(eq(tokens.hash, hash), clientId === undefined ? undefined : eq(tokens.clientId, clientId), live()))
+      .where(
+        and(
+          eq(tokens.hash, hash),
+          clientId === undefined ? undefined : eq(tokens.clientId, clientId),
+          isNull(tokens.retiredAt),
+          live(),
+        ),
+      )
       .returning({ kind: tokens.kind });
     if (revoked?.kind === 'refresh') await revokeGrantOf(tx, hash);
   });

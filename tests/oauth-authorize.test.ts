@@ -55,6 +55,8 @@ const INVALID_REQUESTS: [string, Record<string, string>][] = [
   ['a resource on another port', { resource: 'http://localhost:38082' }],
   ['a resource on another host', { resource: 'https://evil.example' }],
   ['a resource with a query', { resource: `${API}/mcp?x=1` }],
+  ['a resource WHATWG URL would repair into ours (a backslash after the port)', { resource: `${API}\\evil` }],
+  ['a resource with a percent-encoded host', { resource: 'http://%6cocalhost:38081' }],
 ];
 
 /** `127.0.0.1` first-party loopback rule (spec: redirect URI matching), for a registered http://127.0.0.1/callback. */
@@ -62,6 +64,7 @@ const LOOPBACK_REFUSED: [string, string][] = [
   ['localhost is not loopback', 'http://localhost:53123/callback'],
   ['a different path', 'http://127.0.0.1:53123/other'],
   ['an authority with @ (the host is evil.example)', 'http://127.0.0.1:53123@evil.example/callback'],
+  ['a port above 65535 (not a TCP port, so no port rule)', 'http://127.0.0.1:99999/callback'],
 ];
 
 async function expectOAuthError(res: Response, status: number, error: string): Promise<{ error_description: string }> {
@@ -210,10 +213,11 @@ describeEachDatabase('GET /oauth/authorize', (h) => {
     expect(await codeCount(h)).toBe(before);
   });
 
-  it.each(REQUIRED)('error rule 6 / D13: a missing %s is a plain-text 400 (no JSON, no redirect)', async (name) => {
+  it.each(REQUIRED)('error rule 6 / D13: a missing %s is a plain-text 400 (no JSON, no redirect), with no-store (rule 7)', async (name) => {
     const res = await authorize(h, authParams({ [name]: undefined }));
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('location')).toBeNull();
     const text = await res.text();
     expect(text).toContain(name);
@@ -281,6 +285,7 @@ describeEachDatabase('GET /oauth/authorize', (h) => {
     const res = await h.request(`/oauth/authorize?${query}`);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('location')).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
-import { deviceGrants, oauthClients, sessions } from '../src/db/schema';
+import { deviceGrants, oauthClients, sessions, tokens } from '../src/db/schema';
 import { newUserCode, normaliseUserCode } from '../src/oauth/device-grants';
 import { sha256Hex } from '../src/secrets';
 import { SoftwareAuthenticator } from './support/authenticator';
@@ -109,6 +109,9 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     const [client] = await h.db.select().from(oauthClients).where(eq(oauthClients.id, 'ledger-desktop'));
     expect(client!.firstUsedAt).not.toBeNull();
 
+    // D13: still within 5 s of the previous poll, so slow_down even though approved; nothing is consumed.
+    await expectOAuth(await poll(h, started.device_code), 400, 'slow_down');
+    await h.db.update(deviceGrants).set({ lastPolledAt: sql`now() - interval '5 seconds'` }).where(eq(deviceGrants.userCode, started.user_code));
     const granted = await poll(h, started.device_code);
     expect(granted.status).toBe(200);
     expect(granted.headers.get('cache-control')).toBe('no-store');
@@ -185,4 +188,257 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
+  // ---- polling and slow_down (D13, literally) ----------------------------------------------
+
+  /** Moves the code's last poll time `seconds` into the past (relative to its stamp, or to now). */
+  const polledAgo = (userCode: string, seconds: number) =>
+    h.db.update(deviceGrants).set({ lastPolledAt: sql`now() - make_interval(secs => ${seconds})` }).where(eq(deviceGrants.userCode, userCode));
+  const movePollBack = (userCode: string, seconds: number) =>
+    h.db
+      .update(deviceGrants)
+      .set({ lastPolledAt: sql`${deviceGrants.lastPolledAt} - make_interval(secs => ${seconds})` })
+      .where(eq(deviceGrants.userCode, userCode));
+  const lastPolled = async (userCode: string) =>
+    (await h.db.select({ at: deviceGrants.lastPolledAt }).from(deviceGrants).where(eq(deviceGrants.userCode, userCode)))[0]?.at;
+
+  it('D13: issuing the code is not a poll, so the first poll right after device_authorization is never slow_down', async () => {
+    const started = await start(h);
+    expect(await lastPolled(started.user_code)).toBeNull();
+    await expectOAuth(await poll(h, started.device_code), 400, 'authorization_pending');
+    expect(await lastPolled(started.user_code)).toBeInstanceOf(Date);
+  });
+
+  it('D13 boundary: a poll 4 s after the previous one is slow_down; 5 s after, it is not', async () => {
+    const started = await start(h);
+    await polledAgo(started.user_code, 4);
+    await expectOAuth(await poll(h, started.device_code), 400, 'slow_down');
+    await polledAgo(started.user_code, 5);
+    await expectOAuth(await poll(h, started.device_code), 400, 'authorization_pending');
+  });
+
+  it('D13: every poll stamps, including one refused with slow_down (measured from the previous poll, not the previous success)', async () => {
+    const started = await start(h);
+    await polledAgo(started.user_code, 4);
+    await expectOAuth(await poll(h, started.device_code), 400, 'slow_down');
+    // Had that slow_down not stamped, the previous poll would now be 8 s back and this poll pending.
+    await movePollBack(started.user_code, 4);
+    await expectOAuth(await poll(h, started.device_code), 400, 'slow_down');
+    await movePollBack(started.user_code, 4);
+    await expectOAuth(await poll(h, started.device_code), 400, 'slow_down');
+    await movePollBack(started.user_code, 6);
+    await expectOAuth(await poll(h, started.device_code), 400, 'authorization_pending');
+  });
+
+  it('D13: slow_down whatever the state — approved (not consumed), declined and expired codes answer slow_down within 5 s, then their own outcome', async () => {
+    const approved = await start(h);
+    await expectOAuth(await poll(h, approved.device_code), 400, 'authorization_pending');
+    expect((await person.post('/oauth/device/approve', { user_code: approved.user_code, approve: true })).status).toBe(204);
+    await expectOAuth(await poll(h, approved.device_code), 400, 'slow_down');
+    expect(await lastPolled(approved.user_code)).toBeInstanceOf(Date);
+    await polledAgo(approved.user_code, 6);
+    expect((await poll(h, approved.device_code)).status).toBe(200);
+
+    const declined = await start(h);
+    expect((await person.post('/oauth/device/approve', { user_code: declined.user_code, approve: false })).status).toBe(204);
+    await polledAgo(declined.user_code, 1);
+    await expectOAuth(await poll(h, declined.device_code), 400, 'slow_down');
+    await polledAgo(declined.user_code, 6);
+    await expectOAuth(await poll(h, declined.device_code), 400, 'access_denied');
+
+    const expired = await start(h);
+    await h.db.update(deviceGrants).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(deviceGrants.userCode, expired.user_code));
+    await polledAgo(expired.user_code, 1);
+    await expectOAuth(await poll(h, expired.device_code), 400, 'slow_down');
+    await polledAgo(expired.user_code, 6);
+    await expectOAuth(await poll(h, expired.device_code), 400, 'expired_token');
+  });
+
+  it('D13: a poll with another client_id is invalid_grant and does not stamp', async () => {
+    const started = await start(h);
+    await expectOAuth(await poll(h, started.device_code, 'ledger-cli'), 400, 'invalid_grant');
+    expect(await lastPolled(started.user_code)).toBeNull();
+    await expectOAuth(await poll(h, started.device_code), 400, 'authorization_pending');
+    const stamp = await lastPolled(started.user_code);
+    await expectOAuth(await poll(h, started.device_code, 'ledger-cli'), 400, 'invalid_grant');
+    expect((await lastPolled(started.user_code))!.getTime()).toBe(stamp!.getTime());
+  });
+
+  // ---- the device branch of POST /oauth/token ---------------------------------------------
+
+  it.each([
+    ['device_code missing', { device_code: undefined }],
+    ['device_code empty', { device_code: '' }],
+    ['client_id missing', { client_id: undefined }],
+    ['client_id empty', { client_id: '' }],
+  ])('D13: %s is 400 invalid_request and polls nothing (no stamp, the approved code still redeemable)', async (_why, overrides: Record<string, string | undefined>) => {
+    const started = await start(h);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
+    const all: Record<string, string | undefined> = { grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', ...overrides };
+    const params = Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
+    await expectOAuth(await h.request('/oauth/token', form(params)), 400, 'invalid_request');
+    expect(await lastPolled(started.user_code)).toBeNull();
+    expect((await poll(h, started.device_code)).status).toBe(200);
+  });
+
+  it.each([
+    ['another host', 'https://elsewhere.example'],
+    ['a port with a leading zero (D11: not a plain URL)', 'http://localhost:038081'],
+    ['a percent-encoded host (D11: not a plain URL)', 'http://%6cocalhost:38081'],
+  ])('D13: a resource that is not this API (%s) is 400 invalid_request; the approved code stays redeemable', async (_why, resource) => {
+    const started = await start(h);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
+    const params = { grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', resource };
+    await expectOAuth(await h.request('/oauth/token', form(params)), 400, 'invalid_request');
+    expect(await lastPolled(started.user_code)).toBeNull();
+    expect((await poll(h, started.device_code)).status).toBe(200);
+  });
+
+  it.each([`${API}/mcp`, 'HTTP://LOCALHOST:38081/', API])('D11: resource %s is accepted on the device branch; the audience is API_ORIGIN', async (resource) => {
+    const started = await start(h);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
+    const res = await h.request('/oauth/token', form({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', resource }));
+    expect(res.status).toBe(200);
+    const pair = (await res.json()) as { access_token: string };
+    const [row] = await h.db.select({ audience: tokens.audience }).from(tokens).where(eq(tokens.hash, sha256Hex(pair.access_token)));
+    expect(row!.audience).toBe(API);
+  });
+
+  it('an approved code polled with another client_id is invalid_grant and is not consumed', async () => {
+    const started = await start(h);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
+    await expectOAuth(await poll(h, started.device_code, 'ledger-cli'), 400, 'invalid_grant');
+    expect(await h.db.select().from(deviceGrants).where(eq(deviceGrants.userCode, started.user_code))).toHaveLength(1);
+    const res = await poll(h, started.device_code);
+    expect(res.status).toBe(200);
+    const pair = (await res.json()) as { refresh_token: string };
+    const [row] = await h.db.select({ clientId: tokens.clientId }).from(tokens).where(eq(tokens.hash, sha256Hex(pair.refresh_token)));
+    expect(row!.clientId).toBe('ledger-desktop');
+  });
+
+  // ---- device_authorization ---------------------------------------------------------------
+
+  it('device_authorization: the grant row lives 600 s (expires_at = now + 600 s), pending, never polled', async () => {
+    const started = await start(h);
+    const [row] = await h.db
+      .select({
+        status: deviceGrants.status,
+        clientId: deviceGrants.clientId,
+        lastPolledAt: deviceGrants.lastPolledAt,
+        lifetime: sql<number>`extract(epoch from ${deviceGrants.expiresAt} - ${deviceGrants.createdAt})::float8`,
+        left: sql<number>`extract(epoch from ${deviceGrants.expiresAt} - now())::float8`,
+      })
+      .from(deviceGrants)
+      .where(eq(deviceGrants.userCode, started.user_code));
+    expect(row).toMatchObject({ status: 'pending', clientId: 'ledger-desktop', lastPolledAt: null });
+    expect(Number(row!.lifetime)).toBeCloseTo(600, 0);
+    expect(Number(row!.left)).toBeGreaterThan(590);
+    expect(Number(row!.left)).toBeLessThanOrEqual(600);
+  });
+
+  it('D11 over HTTP on device_authorization: an upper-case host with a trailing slash is accepted; a leading-zero port or a backslash is 400 invalid_request', async () => {
+    const ok = await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: 'HTTP://LOCALHOST:38081/' }));
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('cache-control')).toBe('no-store');
+    for (const resource of ['http://localhost:038081', `${API}\\evil`, 'http://%6cocalhost:38081']) {
+      await expectOAuth(await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource })), 400, 'invalid_request');
+    }
+  });
+
+  it('open tier: device_authorization and the device poll ignore a bogus bearer token and a bogus cookie', async () => {
+    const bogus = { authorization: 'Bearer lg_not_a_token', cookie: 'lg_session=not-a-session' };
+    const res = await h.request('/oauth/device_authorization', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...bogus },
+      body: new URLSearchParams({ client_id: 'ledger-desktop', resource: API }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const started = (await res.json()) as Started;
+    const polled = await h.request('/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...bogus },
+      body: new URLSearchParams({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop' }).toString(),
+    });
+    await expectOAuth(polled, 400, 'authorization_pending');
+  });
+
+  // ---- approval marks the client used -----------------------------------------------------
+
+  async function registerDynamic(name: string): Promise<string> {
+    const res = await h.request('/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: ['https://device-app.example/cb'] }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { client_id: string }).client_id;
+  }
+
+  const clientTimes = async (id: string) =>
+    (await h.db
+      .select({ first: oauthClients.firstUsedAt, last: oauthClients.lastUsedAt })
+      .from(oauthClients)
+      .where(eq(oauthClients.id, id)))[0]!;
+
+  const firstUse = async (id: string) =>
+    ((await (await person.request(`/oauth/client_info?client_id=${id}`)).json()) as { first_use: boolean }).first_use;
+
+  it('spec Device grant pending → approved: approval marks the client used (first and last use times); a later approval moves only the last', async () => {
+    const id = await registerDynamic('Device app');
+    expect(await clientTimes(id)).toEqual({ first: null, last: null });
+    expect(await firstUse(id)).toBe(true);
+
+    const started = await start(h, id);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
+    const used = await clientTimes(id);
+    expect(used.first).toBeInstanceOf(Date);
+    expect(used.last!.getTime()).toBe(used.first!.getTime());
+    expect(Math.abs(used.first!.getTime() - Date.now())).toBeLessThan(30_000);
+    expect(await firstUse(id)).toBe(false);
+
+    await h.db.update(oauthClients).set({ firstUsedAt: sql`now() - interval '1 day'`, lastUsedAt: sql`now() - interval '1 day'` }).where(eq(oauthClients.id, id));
+    const before = await clientTimes(id);
+    const again = await start(h, id);
+    expect((await person.post('/oauth/device/approve', { user_code: again.user_code, approve: true })).status).toBe(204);
+    const after = await clientTimes(id);
+    expect(after.first!.getTime()).toBe(before.first!.getTime());
+    expect(after.last!.getTime()).toBeGreaterThan(before.last!.getTime() + 3_600_000);
+  });
+
+  it('spec Device grant pending → declined: declining leaves the client unmarked (first_use stays true)', async () => {
+    const id = await registerDynamic('Declined device app');
+    const started = await start(h, id);
+    expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: false })).status).toBe(204);
+    expect(await clientTimes(id)).toEqual({ first: null, last: null });
+    expect(await firstUse(id)).toBe(true);
+    await expectOAuth(await poll(h, started.device_code, id), 400, 'access_denied');
+  });
+
+  // ---- the attempt budget never resets ----------------------------------------------------
+
+  it('the attempt budget never resets: a successful device_info or approval after 3 failures leaves the count at 3; an expired code costs one', async () => {
+    const b = new Browser(h);
+    await b.signIn('device@example.com', PASSWORD, key);
+    for (let i = 0; i < 3; i++) await expectOAuth(await b.request('/oauth/device_info?user_code=WWWW-WWWW'), 400, 'invalid_grant');
+    expect(await attempts(b)).toBe(3);
+
+    const live = await start(h);
+    expect((await b.request(`/oauth/device_info?user_code=${live.user_code}`)).status).toBe(200);
+    expect(await attempts(b)).toBe(3);
+    expect((await b.request(`/oauth/device_info?user_code=${live.user_code}`)).status).toBe(200);
+    expect(await attempts(b)).toBe(3);
+    expect((await b.post('/oauth/device/approve', { user_code: live.user_code, approve: true })).status).toBe(204);
+    expect(await attempts(b)).toBe(3);
+    const declined = await start(h);
+    expect((await b.post('/oauth/device/approve', { user_code: declined.user_code, approve: false })).status).toBe(204);
+    expect(await attempts(b)).toBe(3);
+
+    const expired = await start(h);
+    await h.db.update(deviceGrants).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(deviceGrants.userCode, expired.user_code));
+    await expectOAuth(await b.request(`/oauth/device_info?user_code=${expired.user_code}`), 400, 'invalid_grant');
+    expect(await attempts(b)).toBe(4);
+    await expectOAuth(await b.post('/oauth/device/approve', { user_code: expired.user_code, approve: true }), 400, 'invalid_grant');
+    expect(await attempts(b)).toBe(5);
+  });
 });

@@ -90,6 +90,43 @@ for (const backend of BACKENDS) {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
+    it('discovery from a 401 on /mcp: WWW-Authenticate names the resource metadata (RFC 9728 §5.1), which names this authorization server (RFC 8414)', async () => {
+      const refused = await oauth
+        .protectedResourceRequest(
+          'lg_not_a_token',
+          'POST',
+          new URL(`${api}/mcp`),
+          new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' }),
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+          insecure,
+        )
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+      const [challenge] = (refused as oauth.WWWAuthenticateChallengeError).cause;
+      expect(challenge!.scheme).toBe('bearer');
+      const metadataUrl = challenge!.parameters.resource_metadata!;
+      expect(metadataUrl).toBe(`${api}/.well-known/oauth-protected-resource`);
+
+      // The resource identifier is API_ORIGIN: the library's own well-known URL for it is the one
+      // the challenge named, and the document's `resource` must equal it (RFC 9728 §3.3).
+      const resource = new URL(api);
+      const viaLibrary = await oauth.resourceDiscoveryRequest(resource, insecure);
+      expect(viaLibrary.url).toBe(metadataUrl);
+      const rs = await oauth.processResourceDiscoveryResponse(resource, viaLibrary);
+      const named = await oauth.processResourceDiscoveryResponse(resource, await fetch(metadataUrl));
+      expect(named).toEqual(rs);
+      expect(rs.authorization_servers).toEqual([api]);
+      expect(rs.bearer_methods_supported).toEqual(['header']);
+
+      const issuer = new URL(rs.authorization_servers![0]!);
+      const discovered = await oauth.processDiscoveryResponse(
+        issuer,
+        await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+      );
+      expect(discovered.issuer).toBe(api);
+      expect(discovered).toEqual(as);
+    });
+
     it('discovery names every endpoint of the spec', () => {
       expect(as).toMatchObject({
         issuer: api,
@@ -181,12 +218,17 @@ for (const backend of BACKENDS) {
       await someone.signIn('interop@example.com', key);
       const decided = await someone.send('/oauth/device/approve', { json: { user_code: started.user_code, approve: true } });
       expect(decided.status).toBe(204);
+      // D13: a poll less than 5 s after the previous one is slow_down, approved or not; the library
+      // reads it as an OAuth error. The client then waits before polling again.
+      const tooSoon = await oauth.deviceCodeGrantRequest(as, client, none, started.device_code, insecure);
+      await expect(oauth.processDeviceCodeResponse(as, client, tooSoon)).rejects.toMatchObject({ error: 'slow_down' });
+      await new Promise((resolve) => setTimeout(resolve, started.interval! * 1000 + 200));
       const tokens = await oauth.processDeviceCodeResponse(
         as,
         client,
         await oauth.deviceCodeGrantRequest(as, client, none, started.device_code, insecure),
       );
       expect(tokens.access_token).toMatch(/^lg_/);
-    });
+    }, 60_000);
   });
 }

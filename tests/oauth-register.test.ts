@@ -168,6 +168,22 @@ describeEachDatabase('POST /oauth/register', (h) => {
     });
   });
 
+  it('open tier: a bogus bearer token and a bogus cookie are ignored (201 as if none)', async () => {
+    const res = await h.request('/oauth/register', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer lg_not_a_token',
+        cookie: 'lg_session=not-a-session',
+      },
+      body: JSON.stringify({ client_name: 'Bogus credentials', redirect_uris: ['https://app.example/cb'] }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(((await res.json()) as Registration).client_name).toBe('Bogus credentials');
+  });
+
   it("the MCP SDK client's registration body {client_name, redirect_uris, scope} is accepted", async () => {
     const body = await registered(h, { client_name: 'Claude', redirect_uris: ['http://127.0.0.1:33418/callback'], scope: '' });
     expect(body.client_name).toBe('Claude');
@@ -178,6 +194,7 @@ describeEachDatabase('POST /oauth/register', (h) => {
     ['http on [::1] with a port', 'http://[::1]:8765/cb'],
     ['https on a host name', 'https://app.example/cb'],
     ['http on 127.0.0.1 without a port', 'http://127.0.0.1/cb'],
+    ['http on 127.0.0.1, the highest port', 'http://127.0.0.1:65535/cb'],
   ])('accepts a redirect URI: %s', async (_why, uri) => {
     const body = await registered(h, { client_name: 'x', redirect_uris: [uri] });
     expect(body.redirect_uris).toEqual([uri]);
@@ -218,6 +235,11 @@ describeEachDatabase('POST /oauth/register', (h) => {
     ['trailing whitespace', { redirect_uris: ['https://app.example/cb '] }],
     ['a newline', { redirect_uris: ['https://app.example/cb\n'] }],
     ['one bad URI among good ones', { redirect_uris: ['https://good.example/cb', 'http://localhost/cb'] }],
+    ['a loopback port above 65535', { redirect_uris: ['http://127.0.0.1:99999/cb'] }],
+    ['loopback port 0', { redirect_uris: ['http://[::1]:0/cb'] }],
+    ['README: a non-ASCII host', { redirect_uris: ['https://bücher.example/cb'] }],
+    ['README: https on a subdomain of localhost', { redirect_uris: ['https://app.localhost/cb'] }],
+    ['README: a URI over 2000 characters', { redirect_uris: [`https://app.example/${'a'.repeat(2000)}`] }],
   ])('400 invalid_redirect_uri, nothing registered: %s', async (_why, body) => {
     await registered(h, { client_name: 'Existing', redirect_uris: ['https://existing.example/cb'] });
     await expectRegistrationError(await register(h, body), 400, 'invalid_redirect_uri');

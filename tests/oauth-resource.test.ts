@@ -48,6 +48,23 @@ describe('D11: resource resolves to this API (resolvesToThisApi)', () => {
     ['a relative path', '/mcp'],
     ['the empty string', ''],
     ['another scheme altogether', 'ftp://localhost:38081'],
+    // Not a plain absolute URL in its raw form: WHATWG URL would repair each into API_ORIGIN.
+    ['a backslash after the authority (WHATWG reads it as /)', 'http://localhost:38081\\evil'],
+    ['a backslash instead of the slashes', 'http:\\\\localhost:38081'],
+    ['a backslash inside the host', 'http://local\\host:38081'],
+    ['a percent-encoded host', 'http://%6cocalhost:38081'],
+    ['a wholly percent-encoded host', 'http://%6C%6F%63%61%6C%68%6F%73%74:38081'],
+    ['a percent-encoded port', 'http://localhost:%33%38%30%38%31'],
+    ['a port with a leading zero', 'http://localhost:038081'],
+    ['a port of zeros only', 'http://localhost:0'],
+    ['an empty port', 'http://localhost:/'],
+    ['a port out of range', 'http://localhost:138081'],
+    ['a port that wraps around 65536', 'http://localhost:103617'],
+    ['one slash after the scheme', 'http:/localhost:38081'],
+    ['three slashes after the scheme', 'http:///localhost:38081'],
+    ['no slashes after the scheme', 'http:localhost:38081'],
+    ['a host with a trailing dot', 'http://localhost.:38081'],
+    ['an empty userinfo', 'http://@localhost:38081'],
   ])('refuses %s: %j', (_why, value) => {
     expect(resolvesToThisApi(value, API)).toBe(false);
   });
@@ -60,6 +77,18 @@ describe('D11: resource resolves to this API (resolvesToThisApi)', () => {
     expect(resolvesToThisApi('https://api.example:8443', origin)).toBe(false);
     expect(resolvesToThisApi('http://api.example', origin)).toBe(false);
     expect(resolvesToThisApi('http://api.example:80', 'http://api.example')).toBe(true);
+    expect(resolvesToThisApi('http://api.example:080', 'http://api.example')).toBe(false);
+    expect(resolvesToThisApi('https://api.example:0443', origin)).toBe(false);
+  });
+
+  it('an IPv6 literal origin is compared as written, after lower-casing', () => {
+    expect(resolvesToThisApi('http://[::1]:38081/mcp', 'http://[::1]:38081')).toBe(true);
+    expect(resolvesToThisApi('http://[0:0::1]:38081', 'http://[::1]:38081')).toBe(false);
+    expect(resolvesToThisApi('http://[::1%25lo]:38081', 'http://[::1]:38081')).toBe(false);
+  });
+
+  it('percent-encoding stays allowed in the path (RFC 3986 pchar), only not in the authority', () => {
+    expect(resolvesToThisApi('http://localhost:38081/m%63p', API)).toBe(true);
   });
 });
 
@@ -73,6 +102,9 @@ describe('redirect URIs accepted at registration (isAcceptableRedirectUri)', () 
     ['https on a host name', 'https://app.example/cb'],
     ['https with a port and a query', 'https://app.example:8443/cb?x=1'],
     ['https on an IP address', 'https://192.0.2.10/cb'],
+    ['loopback on port 1', 'http://127.0.0.1:1/cb'],
+    ['loopback on port 65535', 'http://[::1]:65535/cb'],
+    ['a URI of exactly 2000 characters', `https://app.example/${'a'.repeat(2000 - 'https://app.example/'.length)}`],
   ])('accepts %s: %s', (_why, uri) => {
     expect(isAcceptableRedirectUri(uri)).toBe(true);
   });
@@ -102,6 +134,17 @@ describe('redirect URIs accepted at registration (isAcceptableRedirectUri)', () 
     ['an https URI with no host', 'https:///cb'],
     ['the empty string', ''],
     ['a relative reference', '/callback'],
+    ['a loopback port above 65535', 'http://127.0.0.1:99999/cb'],
+    ['a loopback port of 65536', 'http://[::1]:65536/cb'],
+    ['loopback port 0', 'http://127.0.0.1:0/cb'],
+    ['a loopback port with a leading zero', 'http://127.0.0.1:08765/cb'],
+    ['an empty loopback port', 'http://127.0.0.1:/cb'],
+    // Beyond the spec's list (README, "Choices where the spec is silent").
+    ['a non-ASCII host', 'https://bücher.example/cb'],
+    ['a non-ASCII path', 'https://app.example/café'],
+    ['https on a subdomain of localhost', 'https://app.localhost/cb'],
+    ['https on an upper-case LOCALHOST', 'https://LOCALHOST/cb'],
+    ['a URI of 2001 characters', `https://app.example/${'a'.repeat(2001 - 'https://app.example/'.length)}`],
   ])('refuses %s: %j', (_why, uri) => {
     expect(isAcceptableRedirectUri(uri)).toBe(false);
   });
@@ -141,6 +184,9 @@ describe('redirect URI matching for registered clients (redirectUriMatches)', ()
     ['an authority with @ (its host is evil.example)', 'http://127.0.0.1:53123@evil.example/callback'],
     ['userinfo before the loopback host', 'http://user@127.0.0.1:53123/callback'],
     ['another 127/8 address', 'http://127.0.0.2:53123/callback'],
+    ['a port above 65535', 'http://127.0.0.1:99999/callback'],
+    ['port 0', 'http://127.0.0.1:0/callback'],
+    ['a port with a leading zero', 'http://127.0.0.1:053123/callback'],
   ])('refuses %s: %s', (_why, requested) => {
     expect(redirectUriMatches(FIRST_PARTY, requested)).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { authorizationCodes, tokens } from '../src/db/schema';
 import { SoftwareAuthenticator } from './support/authenticator';
@@ -171,6 +171,7 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
         audience: tokens.audience,
         retiredAt: tokens.retiredAt,
         revokedAt: tokens.revokedAt,
+        lastUsedAt: tokens.lastUsedAt,
         lifetime: sql<number>`extract(epoch from ${tokens.expiresAt} - ${tokens.createdAt})::float8`,
       })
       .from(tokens)
@@ -317,6 +318,47 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
     await expectPair(await tokenRequest(h, codeParams(grant)));
   });
 
+  it('D11 over HTTP: resource with an upper-case host and a trailing slash is this API (code and refresh)', async () => {
+    const pair = await expectPair(await tokenRequest(h, codeParams(await approve(), { resource: 'HTTP://LOCALHOST:38081/' })));
+    await expectPair(await tokenRequest(h, refreshParams(pair.refresh_token, { resource: 'http://LocalHost:38081/mcp/' })));
+  });
+
+  it.each([
+    ['a port with a leading zero', 'http://localhost:038081'],
+    ['a percent-encoded host', 'http://%6cocalhost:38081'],
+    ['a backslash after the port', 'http://localhost:38081\\evil'],
+  ])('D11 over HTTP: a resource WHATWG URL would repair into ours (%s) is 400 invalid_request and consumes nothing', async (_why, resource) => {
+    const grant = await approve();
+    await expectOAuthError(await tokenRequest(h, codeParams(grant, { resource })), 400, { error: 'invalid_request' });
+    expect(await codeRowExists(grant.code)).toBe(true);
+    const pair = await expectPair(await tokenRequest(h, codeParams(grant)));
+    await expectOAuthError(await tokenRequest(h, refreshParams(pair.refresh_token, { resource })), 400, { error: 'invalid_request' });
+    expect((await tokenRow(pair.refresh_token))!.retiredAt).toBeNull();
+  });
+
+  it('open tier: the token endpoint ignores a bogus bearer token and a bogus cookie (answers as if none)', async () => {
+    const grant = await approve();
+    const res = await h.request('/oauth/token', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: 'Bearer lg_not_a_token',
+        cookie: 'lg_session=not-a-session',
+      },
+      body: new URLSearchParams(codeParams(grant)).toString(),
+    });
+    const pair = await expectPair(res);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const refused = await h.request('/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer lg_not_a_token' },
+      body: new URLSearchParams(refreshParams(`lg_${randomBytes(32).toString('base64url')}`)).toString(),
+    });
+    await expectOAuthError(refused, 400, REFRESH_NOT_REDEEMABLE);
+    expect(await accessWorks(pair.access_token)).toBe(true);
+  });
+
   it('error rule 6 / D13: a JSON body is a plain-text 415 with no-store, and consumes nothing', async () => {
     const grant = await approve();
     const json = await h.request('/oauth/token', {
@@ -407,6 +449,19 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
     await rotate(second.refresh_token);
   });
 
+  it('refresh: the old refresh token reused 9 s after rotation (inside the 10-second grace) is refused and revokes nothing', async () => {
+    const first = await newPair();
+    const second = await rotate(first.refresh_token);
+    await h.db.execute(sql`update tokens set retired_at = now() - interval '9 seconds' where hash = ${sha256Hex(first.refresh_token)}`);
+    const before = await tokenCount();
+    await expectOAuthError(await tokenRequest(h, refreshParams(first.refresh_token)), 400, REFRESH_NOT_REDEEMABLE);
+    expect(await tokenCount()).toBe(before);
+    expect((await tokenRow(second.refresh_token))!.revokedAt).toBeNull();
+    expect((await tokenRow(second.access_token))!.revokedAt).toBeNull();
+    expect(await accessWorks(second.access_token)).toBe(true);
+    await rotate(second.refresh_token);
+  });
+
   it('refresh: the old refresh token reused more than 10 s after rotation is refused and revokes the whole family', async () => {
     const first = await newPair();
     const second = await rotate(first.refresh_token);
@@ -480,10 +535,11 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
 
   // ---- connections -------------------------------------------------------------------------
 
-  it('GET /auth/tokens shows one row per grant, the live refresh token, after several rotations', async () => {
+  it('GET /auth/tokens shows one row per grant, the live refresh token, after several rotations (last used at the last rotation)', async () => {
     const person = await freshPerson('connections@example.com');
     let pair = await newPair(person);
     for (let i = 0; i < 3; i++) pair = await rotate(pair.refresh_token);
+    const lastRotation = (await tokenRow(pair.refresh_token))!.lastUsedAt!;
     const res = await person.request('/auth/tokens');
     expect(res.status).toBe(200);
     const rows = (await res.json()) as Record<string, unknown>[];
@@ -495,15 +551,64 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
       client_name: 'Ledger CLI',
       kind: 'refresh',
       label: null,
-      last_used_at: null,
+      last_used_at: lastRotation.toISOString(),
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
     });
+    expect(Math.abs(lastRotation.getTime() - Date.now())).toBeLessThan(30_000);
     const days = (Date.parse(grants[0]!.expires_at as string) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(59.9);
     expect(days).toBeLessThanOrEqual(60);
     // The rest is the token minted for this person by the harness: no access token of the grant is listed.
     expect(rows.filter((r) => r.kind === 'access')).toHaveLength(1);
     expect(rows).toHaveLength(2);
+  });
+
+  it('spec Connection: the grant\'s row shows its last use; using an access token stamps the live refresh token too (once a minute), and rotation carries the stamp', async () => {
+    const person = await freshPerson('connection-last-used@example.com');
+    const first = await newPair(person);
+    const grantRow = async () =>
+      ((await (await person.request('/auth/tokens')).json()) as { kind: string; last_used_at: string | null }[]).filter(
+        (r) => r.kind === 'refresh',
+      );
+    // Issued but never used: no last use yet.
+    expect((await grantRow())[0]!.last_used_at).toBeNull();
+
+    // Using the access token stamps it and its grant's live refresh token, in the same statement (same now()).
+    expect(await accessWorks(first.access_token)).toBe(true);
+    const stamped = (await tokenRow(first.refresh_token))!.lastUsedAt!;
+    expect(stamped).toBeInstanceOf(Date);
+    expect(stamped.getTime()).toBe((await tokenRow(first.access_token))!.lastUsedAt!.getTime());
+    expect((await grantRow())[0]!.last_used_at).toBe(stamped.toISOString());
+
+    // At most once a minute: a second use within the minute writes nothing.
+    expect(await accessWorks(first.access_token)).toBe(true);
+    expect((await tokenRow(first.refresh_token))!.lastUsedAt!.getTime()).toBe(stamped.getTime());
+
+    // A minute later, the next use stamps both again.
+    const twoMinutesAgo = sql`now() - interval '2 minutes'`;
+    await h.db.update(tokens).set({ lastUsedAt: twoMinutesAgo }).where(eq(tokens.userId, (await tokenRow(first.refresh_token))!.userId));
+    expect(await accessWorks(first.access_token)).toBe(true);
+    const restamped = (await tokenRow(first.refresh_token))!.lastUsedAt!;
+    expect(Math.abs(restamped.getTime() - Date.now())).toBeLessThan(30_000);
+
+    // Rotation: the successor starts with the rotation's stamp, the one its predecessor got.
+    const second = await rotate(first.refresh_token);
+    const retired = (await tokenRow(first.refresh_token))!.lastUsedAt!;
+    expect((await tokenRow(second.refresh_token))!.lastUsedAt!.getTime()).toBe(retired.getTime());
+    expect((await grantRow()).map((r) => r.last_used_at)).toEqual([retired.toISOString()]);
+
+    // The previous access token (still valid for its hour) is a use of the same grant: it stamps
+    // the live successor, found down the refresh chain, and leaves the retired token as it was.
+    await h.db
+      .update(tokens)
+      .set({ lastUsedAt: twoMinutesAgo })
+      .where(inArray(tokens.hash, [sha256Hex(first.access_token), sha256Hex(second.refresh_token)]));
+    const retiredBefore = (await tokenRow(first.refresh_token))!.lastUsedAt!.getTime();
+    expect(await accessWorks(first.access_token)).toBe(true);
+    const live = (await tokenRow(second.refresh_token))!.lastUsedAt!;
+    expect(Math.abs(live.getTime() - Date.now())).toBeLessThan(30_000);
+    expect((await tokenRow(first.refresh_token))!.lastUsedAt!.getTime()).toBe(retiredBefore);
+    expect((await grantRow())[0]!.last_used_at).toBe(live.toISOString());
   });
 
   it('DELETE /auth/tokens/{id} of the grant revokes the current access token too, and the connection disappears', async () => {
@@ -556,6 +661,31 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
     const second = await rotate(first.refresh_token);
     expect((await revoke(h, { token: second.refresh_token })).status).toBe(200);
     expect(await accessWorks(second.access_token)).toBe(false);
+  });
+
+  it('revoke: a retired refresh token is not live, so revoking it is a 200 no-op that leaves the grant alone', async () => {
+    const first = await newPair();
+    const second = await rotate(first.refresh_token);
+    const res = await revoke(h, { token: first.refresh_token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.text()).toBe('');
+    expect((await tokenRow(first.refresh_token))!.revokedAt).toBeNull();
+    expect((await tokenRow(second.refresh_token))!.revokedAt).toBeNull();
+    expect(await accessWorks(second.access_token)).toBe(true);
+    // The previous access token was not the retired token's to take with it either.
+    expect(await accessWorks(first.access_token)).toBe(true);
+    await rotate(second.refresh_token);
+  });
+
+  it('revoke: a retired refresh token with its client_id is the same no-op; the live one still ends the grant', async () => {
+    const first = await newPair();
+    const second = await rotate(first.refresh_token);
+    expect((await revoke(h, { token: first.refresh_token, client_id: 'ledger-cli' })).status).toBe(200);
+    expect(await accessWorks(second.access_token)).toBe(true);
+    expect((await revoke(h, { token: second.refresh_token, client_id: 'ledger-cli' })).status).toBe(200);
+    expect(await accessWorks(second.access_token)).toBe(false);
+    expect(await accessWorks(first.access_token)).toBe(false);
   });
 
   it('revoke: revoking an access token leaves its refresh token working', async () => {
@@ -652,5 +782,21 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
       .from(tokens)
       .where(and(eq(tokens.parentHash, sha256Hex(pair.refresh_token)), eq(tokens.kind, 'refresh')));
     expect(successors!.n).toBe(1);
+  });
+});
+
+// Error rule 3 on the token endpoint, with a real database fault: this block's own database loses
+// its tokens table, so a rotation's first statement fails inside the driver.
+describeEachDatabase('POST /oauth/token on a database fault (error rule 3)', (h) => {
+  it('500 {error: server_error, error_description: the generic sentence} with no-store; no SQL text; the detail is logged', async () => {
+    await h.db.execute(sql`alter table tokens rename to tokens_gone`);
+    const res = await tokenRequest(h, refreshParams(`lg_${randomBytes(32).toString('base64url')}`));
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const text = await res.text();
+    expect(JSON.parse(text)).toStrictEqual({ error: 'server_error', error_description: 'something went wrong on the server' });
+    expect(text).not.toMatch(/tokens|relation|select|update|postgres|sql/i);
+    expect(h.logs.some((line) => line.level === 'error' && line.event === 'request.fault' && line.fields.path === '/oauth/token')).toBe(true);
   });
 });

@@ -90,6 +90,10 @@ function redirectWith(redirectUri: string, params: Record<string, string | undef
   return `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}`;
 }
 
+export const ClientInfoQuerySchema = v.object({ client_id: param('client_id') });
+
+export const DeviceInfoQuerySchema = v.object({ user_code: param('user_code') });
+
 export const RegistrationSchema = v.looseObject({
   redirect_uris: v.array(v.string('each redirect URI must be a string'), 'redirect_uris must be an array of URIs'),
   client_name: v.optional(v.unknown()),
@@ -162,7 +166,7 @@ export const oauthRoutes = new Hono<AppEnv>()
     });
     return c.json({ redirect: redirectWith(request.redirect_uri, { code, state: request.state }) });
   })
-  .get('/client_info', requireFull, query(v.object({ client_id: param('client_id') })), async (c) => {
+  .get('/client_info', requireFull, query(ClientInfoQuerySchema), async (c) => {
     const client = await findClient(c.var.db, c.req.valid('query').client_id);
     if (!client) throw unknownClient();
     return c.json(describeClient(client));
@@ -193,7 +197,7 @@ export const oauthRoutes = new Hono<AppEnv>()
       interval: DEVICE_POLL_INTERVAL_SECONDS,
     });
   })
-  .get('/device_info', requireSession(refuseBearer), query(v.object({ user_code: param('user_code') })), async (c) => {
+  .get('/device_info', requireSession(refuseBearer), query(DeviceInfoQuerySchema), async (c) => {
     const found = await describePendingDeviceGrant(c.var.db, c.var.session.hash, c.req.valid('query').user_code);
     return c.json({ client: describeClient(found.client), expires_in: found.expiresIn });
   })

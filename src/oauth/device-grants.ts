@@ -31,7 +31,8 @@ export function normaliseUserCode(input: string): string {
 
 /**
  * Spec: Device grant, none → pending. A user code already taken is drawn again, three tries in
- * all; then 500 server_error. Grants expired for over a day are swept here.
+ * all (spec: Limits); then a fault, which the route answers 500 server_error with the generic
+ * description (error rule 3). Grants expired for over a day are swept here.
  * @see RFC 8628 §3.1–3.2
  */
 export async function startDeviceGrant(db: Db, clientId: string): Promise<{ deviceCode: string; userCode: string }> {
@@ -51,7 +52,7 @@ export async function startDeviceGrant(db: Db, clientId: string): Promise<{ devi
       .returning({ userCode: deviceGrants.userCode });
     if (inserted.length === 1) return { deviceCode, userCode };
   }
-  throw new OAuthError('server_error', 'no unique user code could be allocated; try again', 500);
+  throw new Error(`no unique user code after ${USER_CODE_TRIES} tries`);
 }
 
 const ATTEMPTS_EXHAUSTED = 'this session has used all its attempts at entering a code; sign in again';
@@ -149,13 +150,14 @@ export async function decideDeviceGrant(
   throw invalidGrant(NO_SUCH_CODE);
 }
 
-
 /**
- * POST /oauth/token with the device_code grant (RFC 8628 §3.4–3.5). Every poll stamps its time
- * under the row lock, slow_down included; slow_down is a poll less than 5 s after the previous
- * one while the grant is pending (D13). An approved grant is deleted as it is redeemed, so it
- * yields tokens once. Refusals are returned from the transaction, not thrown in it, so that the
- * stamp commits.
+ * POST /oauth/token with the device_code grant (RFC 8628 §3.4–3.5). D13, literally: every poll of
+ * an existing device code by its own client stamps its time under the row lock, and a poll less
+ * than 5 s after the previous poll of that code is slow_down whatever the code's state (pending,
+ * approved, declined or expired); otherwise the state answers. Issuing the code is not a poll, so a
+ * first poll is never slow_down. A poll by another client is invalid_grant and stamps nothing. An
+ * approved grant is deleted as it is redeemed, so it yields tokens once. Refusals are returned
+ * from the transaction, not thrown in it, so that the stamp commits.
  */
 export async function pollDeviceCode(
   db: Db,
@@ -175,14 +177,14 @@ export async function pollDeviceCode(
       .where(eq(deviceGrants.deviceCodeHash, hash))
       .for('update');
     if (!grant || grant.clientId !== input.clientId) return invalidGrant('that device code is not redeemable');
+    await tx.update(deviceGrants).set({ lastPolledAt: sql`now()` }).where(eq(deviceGrants.deviceCodeHash, hash));
+    if (grant.tooSoon) return new OAuthError('slow_down', 'polling too fast; add 5 seconds to the interval');
     if (grant.expired) return new OAuthError('expired_token', 'the device code has expired; start again');
     if (grant.status === 'declined') return new OAuthError('access_denied', 'the request was declined');
     if (grant.status === 'approved' && grant.userId !== null) {
       await tx.delete(deviceGrants).where(eq(deviceGrants.deviceCodeHash, hash));
       return issueTokenPair(tx, { userId: grant.userId, clientId: grant.clientId, audience: input.audience, parentHash: null });
     }
-    await tx.update(deviceGrants).set({ lastPolledAt: sql`now()` }).where(eq(deviceGrants.deviceCodeHash, hash));
-    if (grant.tooSoon) return new OAuthError('slow_down', 'polling too fast; add 5 seconds to the interval');
     return new OAuthError('authorization_pending', 'nobody has decided yet; keep polling');
   });
   if (outcome instanceof OAuthError) throw outcome;

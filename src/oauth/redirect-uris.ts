@@ -1,13 +1,29 @@
 /**
  * Spec: OAuth authorization server — redirect URIs. Loopback means the literal hosts 127.0.0.1
- * and [::1] over http; `localhost` is not loopback (it can resolve elsewhere, RFC 8252 §8.3).
+ * and [::1] over http; `localhost` is not loopback (it can resolve elsewhere, RFC 8252 §8.3). The
+ * port, when written, is a TCP port: 1 to 65535, digits without a leading zero.
  */
-const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?][^#]*)?$/;
+const LOOPBACK = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::([1-9]\d{0,4}))?([/?][^#]*)?$/;
 
-/** Accepted at registration: http on a loopback literal, or https without userinfo; never a fragment or whitespace. */
+/** `http://` on a loopback literal with a real port or none: [host, path and query], else undefined. */
+function loopbackParts(uri: string): [string, string] | undefined {
+  const match = LOOPBACK.exec(uri);
+  if (!match || (match[2] !== undefined && Number(match[2]) > 65535)) return undefined;
+  return [match[1]!, match[3] ?? ''];
+}
+
+/** README: a redirect URI longer than this is refused at registration. */
+export const MAX_REDIRECT_URI_LENGTH = 2000;
+
+/**
+ * Accepted at registration: http on a loopback literal, or https without userinfo; never a
+ * fragment or whitespace. Beyond the spec's list (README, "Choices where the spec is silent"):
+ * anything outside printable ASCII, `*.localhost` (RFC 6761 §6.3: it is loopback by another name),
+ * and URIs over 2000 characters.
+ */
 export function isAcceptableRedirectUri(uri: string): boolean {
-  if (uri.length > 2000 || /[\s#]/.test(uri) || /[^\x21-\x7e]/.test(uri)) return false;
-  if (LOOPBACK.test(uri)) return true;
+  if (uri.length > MAX_REDIRECT_URI_LENGTH || /[\s#]/.test(uri) || /[^\x21-\x7e]/.test(uri)) return false;
+  if (loopbackParts(uri)) return true;
   const https = /^https:\/\/([^/?#]+)([/?][^#]*)?$/.exec(uri);
   if (!https) return false;
   const authority = https[1]!;
@@ -27,10 +43,10 @@ export function isAcceptableRedirectUri(uri: string): boolean {
  */
 export function redirectUriMatches(registered: string, requested: string): boolean {
   if (registered === requested) return true;
-  const a = LOOPBACK.exec(registered);
-  const b = LOOPBACK.exec(requested);
+  const a = loopbackParts(registered);
+  const b = loopbackParts(requested);
   if (!a || !b) return false;
-  return a[1] === b[1] && (a[3] ?? '') === (b[3] ?? '');
+  return a[0] === b[0] && a[1] === b[1];
 }
 
 export function isRegisteredRedirectUri(registered: readonly string[], requested: string): boolean {
