@@ -1,11 +1,177 @@
-import { expect, it } from 'vitest';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { createHash, randomBytes } from 'node:crypto';
+import { beforeAll, expect, it } from 'vitest';
 import { documentedOperations } from '../src/http/openapi';
+import { mintToken } from '../src/tokens';
+import { SoftwareAuthenticator } from './support/authenticator';
+import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';
+
+// Issue 4/6: the OpenAPI 3.1 document covers every route, with request and response schemas and
+// the auth tiers as security schemes; request schemas come from the validating valibot schemas.
+// Here: drift against the served routes, completeness of the responses, the spec's tier table,
+// and real answers of the app validated against the document's schemas (ajv, JSON Schema 2020-12).
 
 /** Hono's `/:id` → OpenAPI's `/{id}`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
+const API = 'http://localhost:38081';
+const CLI_REDIRECT = 'http://127.0.0.1/callback';
+const MCP_ACCEPT = 'application/json, text/event-stream';
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+// Spec: Authentication, the tier table and the session-only list, transcribed (not read from the document).
+const OPEN = [
+  'get /health',
+  'post /auth/login',
+  'post /auth/logout',
+  'get /.well-known/oauth-protected-resource',
+  'get /.well-known/oauth-authorization-server',
+  'get /oauth/authorize',
+  'post /oauth/token',
+  'post /oauth/device_authorization',
+  'post /oauth/register',
+  'post /oauth/revoke',
+];
+const HALF = [
+  'post /auth/webauthn/register/begin',
+  'post /auth/webauthn/register/finish',
+  'post /auth/webauthn/auth/begin',
+  'post /auth/webauthn/auth/finish',
+];
+const SESSION_ONLY = [
+  'post /auth/password',
+  'delete /auth/passkeys/{id}',
+  'delete /auth/tokens/{id}',
+  'post /oauth/authorize/approve',
+  'get /oauth/device_info',
+  'post /oauth/device/approve',
+];
+/** Full tier: the ledger routes, /reports/*, /mcp, and the listed auth and OAuth routes. */
+const FULL = [
+  'get /accounts',
+  'post /accounts',
+  'get /settings',
+  'put /settings',
+  'get /transactions',
+  'post /transactions',
+  'delete /transactions/{id}',
+  'get /auth/me',
+  'get /auth/passkeys',
+  'get /auth/tokens',
+  'get /oauth/client_info',
+];
+
+function specTier(operation: string): string | undefined {
+  if (OPEN.includes(operation)) return 'open';
+  if (HALF.includes(operation)) return 'half';
+  if (SESSION_ONLY.includes(operation)) return 'session-only';
+  const path = operation.split(' ')[1]!;
+  if (FULL.includes(operation) || path.startsWith('/reports/') || path === '/mcp') return 'full';
+  return undefined;
+}
+
+const SECURITY_OF_TIER: Record<string, unknown> = {
+  open: [],
+  half: [{ halfSession: [] }],
+  full: [{ bearer: [] }, { fullSession: [] }],
+  'session-only': [{ fullSession: [] }],
+};
+
+/** Successes without a body: 204, 303 and these (spec: revoke answers 200 with an empty body; MCP notifications 202). */
+const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202'];
+/** Operations that never succeed (D8: a stateless transport has no stream and no session). */
+const NO_SUCCESS = ['get /mcp', 'delete /mcp'];
+/** POST operations without a request body. */
+const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin'];
+
+type Json = any;
+interface Doc {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json>; securitySchemes: Record<string, Json> };
+}
+
+/** Every operation of the document as `method path` with its object. */
+function operationsOf(doc: Doc): [string, Json][] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [`${method} ${path}`, op] as [string, Json]),
+  );
+}
+
+/** A schema that says something: not `{}`, not an object without properties, not an array of nothing. */
+function isInformative(doc: Doc, schema: Json, seen = new Set<string>()): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  if (typeof schema.$ref === 'string') {
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    if (seen.has(name)) return true;
+    return isInformative(doc, doc.components.schemas[name], new Set([...seen, name]));
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    if (Array.isArray(schema[key])) return schema[key].length > 0 && schema[key].every((s: Json) => isInformative(doc, s, seen));
+  }
+  if ('const' in schema || Array.isArray(schema.enum)) return true;
+  if (schema.type === 'object') return Object.keys(schema.properties ?? {}).length > 0;
+  if (schema.type === 'array') return isInformative(doc, schema.items, seen);
+  return typeof schema.type === 'string';
+}
+
+const isSuccess = (status: string) => /^[23]\d\d$/.test(status);
+
 describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
+  let doc: Doc;
+  let ajv: InstanceType<typeof Ajv2020>;
+  /** `method path status` of every real answer validated against the document. */
+  const exercised = new Set<string>();
+
+  let reader: string;
+
+  beforeAll(async () => {
+    reader = (await h.userWithToken('openapi-reader@example.com')).token;
+    const res = await h.call(reader, 'GET', '/openapi.json');
+    doc = (await res.json()) as Doc;
+    ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(doc, 'openapi.json');
+  });
+
+  const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+  /**
+   * Checks a real answer against the document: its status is documented for the operation, its
+   * Content-Type is one of the documented media types (none when none is documented), a JSON body
+   * validates against the documented schema, and every header documented as required is present.
+   * Returns the parsed body.
+   */
+  async function expectDocumented(res: Response, method: string, template: string): Promise<Json> {
+    const key = `${method.toLowerCase()} ${template}`;
+    const op = doc.paths[template]?.[method.toLowerCase()];
+    expect(op, `${key} is documented`).toBeDefined();
+    const status = String(res.status);
+    const documented = op.responses[status];
+    const text = await res.text();
+    expect(documented, `${key} answered ${status}, which is not documented (${text.slice(0, 200)})`).toBeDefined();
+    exercised.add(`${key} ${status}`);
+    for (const [name, header] of Object.entries<Json>(documented.headers ?? {})) {
+      if (header.required) expect(res.headers.get(name), `${key} ${status}: header ${name}`).not.toBeNull();
+    }
+    if (!documented.content) {
+      expect(text, `${key} ${status} has no documented body`).toBe('');
+      return undefined;
+    }
+    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    expect(Object.keys(documented.content), `${key} ${status}: Content-Type ${mediaType}`).toContain(mediaType);
+    if (mediaType !== 'application/json') return text;
+    const body = JSON.parse(text);
+    const ref = `openapi.json#/${pointer('paths', template, method.toLowerCase(), 'responses', status, 'content', 'application/json', 'schema')}`;
+    const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+    const valid = validate(body);
+    expect(valid, `${key} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`).toBe(true);
+    return body;
+  }
+
   it('documents exactly the routes the app serves, method for method', () => {
     const served = new Set(
       h.app.routes
@@ -15,30 +181,334 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     const documented = new Set(documentedOperations().map((o) => `${o.method} ${o.path}`));
     expect([...documented].filter((o) => !served.has(o)), 'documented but not served').toEqual([]);
     expect([...served].filter((o) => !documented.has(o)), 'served but not documented').toEqual([]);
+    expect(operationsOf(doc).map(([o]) => o).sort()).toEqual([...documented].sort());
   });
 
-  it('is an OpenAPI 3.1 document with request schemas from the validating valibot schemas, open to all', async () => {
-    const res = await h.request('/openapi.json');
+  it('is an OpenAPI 3.1 document with request schemas from the validating valibot schemas, for the full tier', async () => {
+    const res = await h.call(reader, 'GET', '/openapi.json');
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as any;
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.servers).toEqual([{ url: 'http://localhost:38081' }]);
-    const post = doc.paths['/transactions'].post;
-    const body = post.requestBody.content['application/json'].schema;
+    expect(doc.servers).toEqual([{ url: API }]);
+    const post = doc.paths['/transactions']!.post;
+    expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/NewTransaction' });
+    const body = doc.components.schemas.NewTransaction;
     expect(body.required).toEqual(['occurred_on', 'description', 'entries']);
+    expect(body.properties.occurred_on).toMatchObject({ type: 'string', format: 'date' });
     expect(body.properties.entries).toMatchObject({ type: 'array', minItems: 2, maxItems: 100 });
     expect(body.properties.entries.items.properties.amount_cents).toMatchObject({ type: 'integer', minimum: -(10 ** 15), maximum: 10 ** 15 });
-    expect(post.security).toEqual([{ bearer: [] }, { session: [] }]);
-    expect(doc.paths['/auth/password'].post.security).toEqual([{ session: [] }]);
-    expect(doc.paths['/health'].get.security).toEqual([]);
-    expect(doc.paths['/accounts'].post.requestBody.content['application/json'].schema.properties.kind.enum).toEqual([
-      'asset', 'liability', 'equity', 'income', 'expense',
+    expect(doc.components.schemas.NewAccount.properties.kind.enum).toEqual(['asset', 'liability', 'equity', 'income', 'expense']);
+    expect(doc.paths['/transactions']!.get.parameters).toEqual([
+      { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+      { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
     ]);
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer', 'session']);
+    // Every request body the app reads is documented (the MCP JSON-RPC body and the OAuth forms included).
+    for (const [operation, op] of operationsOf(doc)) {
+      const method = operation.split(' ')[0]!;
+      if (!['post', 'put'].includes(method) || NO_REQUEST_BODY.includes(operation)) continue;
+      const content = op.requestBody?.content ?? {};
+      expect(Object.keys(content), `${operation}: request body`).toHaveLength(1);
+      const [schema] = Object.values<Json>(content).map((c) => c.schema);
+      expect(isInformative(doc, schema), `${operation}: request body schema`).toBe(true);
+    }
+    expect(Object.keys(doc.paths['/oauth/token']!.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    // Every {id} of a path is a documented path parameter.
+    for (const [operation, op] of operationsOf(doc)) {
+      const names = [...operation.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+      const params = (op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name);
+      expect(params, `${operation}: path parameters`).toEqual(names);
+    }
+  });
+
+  it('gives every operation a success response with a real schema (or no body for 204/303), and every error a shape', () => {
+    for (const [operation, op] of operationsOf(doc)) {
+      const statuses = Object.keys(op.responses);
+      const successes = statuses.filter(isSuccess);
+      if (NO_SUCCESS.includes(operation)) {
+        expect(successes, `${operation}: no success`).toEqual([]);
+      } else {
+        expect(successes.length, `${operation}: a success response`).toBeGreaterThan(0);
+      }
+      for (const status of statuses) {
+        const response = op.responses[status];
+        const what = `${operation} ${status}`;
+        expect(response.description, `${what}: description`).toMatch(/\S/);
+        if (!response.content) {
+          expect(['204', '303'].includes(status) || BODYLESS_SUCCESSES.includes(what), `${what} has no body`).toBe(true);
+          continue;
+        }
+        for (const [mediaType, { schema }] of Object.entries<Json>(response.content)) {
+          expect(['application/json', 'text/plain'], `${what}: media type`).toContain(mediaType);
+          expect(isInformative(doc, schema), `${what} ${mediaType}: an informative schema`).toBe(true);
+          if (mediaType === 'application/json' && !isSuccess(status)) {
+            // Spec: Errors, Shapes ({error} / {error, error_description}); MCP answers JSON-RPC errors (D8).
+            const refs = [schema.$ref, ...(schema.anyOf ?? []).map((s: Json) => s.$ref)].filter(Boolean);
+            expect(refs.length, `${what}: a named error shape`).toBeGreaterThan(0);
+            for (const ref of refs) {
+              expect(['Error', 'OAuthError', 'JsonRpcError'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
+            }
+          }
+        }
+      }
+      // Every protected operation documents the 401 of error rule 4.
+      if (op['x-tier'] !== 'open') expect(statuses, `${operation}: 401`).toContain('401');
+      if (op['x-tier'] === 'session-only') expect(statuses, `${operation}: 403`).toContain('403');
+    }
+    // D7 and D3 shapes, named rather than "any object".
+    expect(doc.components.schemas.Balances.required).toEqual(['as_of', 'accounts', 'totals']);
+    expect(doc.components.schemas.Register.required).toEqual([
+      'account', 'from', 'to', 'opening_balance_cents', 'entries', 'closing_balance_cents',
+    ]);
+    expect(doc.components.schemas.CreationOptions.required).toEqual(
+      expect.arrayContaining(['rp', 'user', 'challenge', 'pubKeyCredParams', 'excludeCredentials', 'authenticatorSelection']),
+    );
+    expect(doc.paths['/oauth/register']!.post.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ClientRegistered',
+    });
+  });
+
+  it("names each operation's tier in x-tier and security, as the spec's tier table says", () => {
+    const schemes = doc.components.securitySchemes;
+    expect(Object.keys(schemes).sort()).toEqual(['bearer', 'fullSession', 'halfSession']);
+    expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes.fullSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'lg_session' });
+    expect(schemes.halfSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'lg_session' });
+    const tiers = new Set<string>();
+    for (const [operation, op] of operationsOf(doc)) {
+      const tier = specTier(operation);
+      expect(tier, `${operation} is in the spec's tier table`).toBeDefined();
+      expect(op['x-tier'], `${operation}: x-tier`).toBe(tier);
+      expect(op.security, `${operation}: security`).toEqual(SECURITY_OF_TIER[tier!]);
+      tiers.add(tier!);
+    }
+    expect([...tiers].sort()).toEqual(['full', 'half', 'open', 'session-only']);
+    for (const operation of [...OPEN, ...HALF, ...SESSION_ONLY, ...FULL]) {
+      const [method, path] = operation.split(' ') as [string, string];
+      expect(doc.paths[path]?.[method], `${operation} (spec) is documented`).toBeDefined();
+    }
+  });
+
+  it('answers as documented without a credential (401) and with a bearer token where the tier refuses it', async () => {
+    const { token } = await h.userWithToken('openapi-probe@example.com');
+    const concrete = (path: string) => path.replace('/auth/tokens/{id}', `/auth/tokens/${'0'.repeat(64)}`).replace('{id}', '2147483000');
+    for (const [operation, op] of operationsOf(doc)) {
+      if (op['x-tier'] === 'open') continue;
+      const [method, template] = operation.split(' ') as [string, string];
+      const none = await h.request(concrete(template), { method: method.toUpperCase() });
+      expect(none.status, `${operation} without a credential`).toBe(401);
+      expect(await expectDocumented(none, method, template)).toEqual({ error: 'authentication required' });
+      const bearer = await h.call(token, method.toUpperCase(), concrete(template));
+      if (op['x-tier'] === 'session-only') expect(bearer.status, `${operation} with a bearer token`).toBe(403);
+      else if (op['x-tier'] === 'half') expect(bearer.status, `${operation} with a bearer token`).toBe(401);
+      else expect([401, 403], `${operation} with a bearer token`).not.toContain(bearer.status);
+      await expectDocumented(bearer, method, template);
+    }
+  });
+
+  it('answers every route with bodies that validate against the documented schemas', async () => {
+    const password = 'openapi owner password 0001';
+    const { userId, token } = await h.userWithToken('openapi-owner@example.com', password);
+    const b = new Browser(h);
+    const key = new SoftwareAuthenticator();
+    const form = (fields: Record<string, string>): RequestInit => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+    // Health, discovery.
+    expect(await expectDocumented(await h.request('/health'), 'GET', '/health')).toBe('ok');
+    await expectDocumented(await h.request('/.well-known/oauth-protected-resource'), 'GET', '/.well-known/oauth-protected-resource');
+    const metadata = await expectDocumented(await h.request('/.well-known/oauth-authorization-server'), 'GET', '/.well-known/oauth-authorization-server');
+    expect(metadata.issuer).toBe(API);
+
+    // Password, then passkeys (D3): enrol, sign in, enrol a second one, remove one, refuse the last.
+    await expectDocumented(await b.login('openapi-owner@example.com', 'wrong password'), 'POST', '/auth/login');
+    expect(await expectDocumented(await b.login('openapi-owner@example.com', password), 'POST', '/auth/login')).toEqual({
+      has_passkeys: false,
+      mfa_complete: false,
+    });
+    const creation = await expectDocumented(await b.post('/auth/webauthn/register/begin'), 'POST', '/auth/webauthn/register/begin');
+    await expectDocumented(await b.post('/auth/webauthn/register/finish', key.register(creation)), 'POST', '/auth/webauthn/register/finish');
+    const request = await expectDocumented(await b.post('/auth/webauthn/auth/begin'), 'POST', '/auth/webauthn/auth/begin');
+    await expectDocumented(await b.post('/auth/webauthn/auth/finish', key.authenticate(request)), 'POST', '/auth/webauthn/auth/finish');
+    await expectDocumented(await b.post('/auth/webauthn/auth/finish', { id: 'x', rawId: 'x', type: 'public-key', response: {} }), 'POST', '/auth/webauthn/auth/finish');
+    const second = new SoftwareAuthenticator();
+    const more = await expectDocumented(await b.post('/auth/webauthn/register/begin'), 'POST', '/auth/webauthn/register/begin');
+    await expectDocumented(await b.post('/auth/webauthn/register/finish', { ...second.register(more), name: 'Spare key' }), 'POST', '/auth/webauthn/register/finish');
+    expect(await expectDocumented(await b.request('/auth/me'), 'GET', '/auth/me')).toMatchObject({ via: 'session' });
+    expect(await expectDocumented(await h.call(token, 'GET', '/auth/me'), 'GET', '/auth/me')).toMatchObject({ via: 'bearer' });
+    const passkeys = await expectDocumented(await b.request('/auth/passkeys'), 'GET', '/auth/passkeys');
+    expect(passkeys).toHaveLength(2);
+    await expectDocumented(await b.request(`/auth/passkeys/${passkeys[1].id}`, { method: 'DELETE' }), 'DELETE', '/auth/passkeys/{id}');
+    await expectDocumented(await b.request(`/auth/passkeys/${passkeys[0].id}`, { method: 'DELETE' }), 'DELETE', '/auth/passkeys/{id}');
+    await expectDocumented(await b.request('/auth/passkeys/abc', { method: 'DELETE' }), 'DELETE', '/auth/passkeys/{id}');
+
+    // Connections.
+    const spare = await mintToken(h.db, { userId, label: 'spare', days: 1, audience: API });
+    const connections = await expectDocumented(await h.call(token, 'GET', '/auth/tokens'), 'GET', '/auth/tokens');
+    expect(connections.map((c: Json) => c.id)).toContain(sha256Hex(spare));
+    await expectDocumented(await b.request(`/auth/tokens/${sha256Hex(spare)}`, { method: 'DELETE' }), 'DELETE', '/auth/tokens/{id}');
+    await expectDocumented(await b.request(`/auth/tokens/${sha256Hex(spare)}`, { method: 'DELETE' }), 'DELETE', '/auth/tokens/{id}');
+
+    // OAuth: authorization code with PKCE, refresh, revoke.
+    const verifier = randomBytes(32).toString('base64url');
+    const authorization = {
+      client_id: 'ledger-cli',
+      redirect_uri: CLI_REDIRECT,
+      response_type: 'code',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: API,
+      state: 'openapi',
+    };
+    await expectDocumented(await h.request(`/oauth/authorize?${new URLSearchParams(authorization)}`), 'GET', '/oauth/authorize');
+    await expectDocumented(await h.request(`/oauth/authorize?${new URLSearchParams({ ...authorization, response_type: 'token' })}`), 'GET', '/oauth/authorize');
+    await expectDocumented(await h.request(`/oauth/authorize?${new URLSearchParams({ ...authorization, client_id: 'nobody' })}`), 'GET', '/oauth/authorize');
+    await expectDocumented(await h.request('/oauth/authorize?client_id=ledger-cli'), 'GET', '/oauth/authorize');
+    const { redirect } = await expectDocumented(await b.post('/oauth/authorize/approve', { ...authorization, approve: true }), 'POST', '/oauth/authorize/approve');
+    const code = new URL(redirect).searchParams.get('code')!;
+    const grant = { grant_type: 'authorization_code', code, redirect_uri: CLI_REDIRECT, client_id: 'ledger-cli', code_verifier: verifier };
+    const tokens = await expectDocumented(await h.request('/oauth/token', form(grant)), 'POST', '/oauth/token');
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    expect((await expectDocumented(await h.request('/oauth/token', form(grant)), 'POST', '/oauth/token')).error).toBe('invalid_grant');
+    await expectDocumented(await h.request('/oauth/token', { ...form(grant), headers: { 'content-type': 'application/json' } }), 'POST', '/oauth/token');
+    await expectDocumented(await h.request('/oauth/token', form({ client_id: 'ledger-cli' })), 'POST', '/oauth/token');
+    const refreshed = await expectDocumented(
+      await h.request('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'ledger-cli' })),
+      'POST',
+      '/oauth/token',
+    );
+    await expectDocumented(await h.request('/oauth/revoke', form({ token: refreshed.refresh_token })), 'POST', '/oauth/revoke');
+    await expectDocumented(await h.request('/oauth/revoke', form({})), 'POST', '/oauth/revoke');
+    await expectDocumented(await h.call(token, 'GET', '/oauth/client_info?client_id=ledger-cli'), 'GET', '/oauth/client_info');
+    await expectDocumented(await h.call(token, 'GET', '/oauth/client_info?client_id=nobody'), 'GET', '/oauth/client_info');
+
+    // OAuth: device grant.
+    const device = await expectDocumented(
+      await h.request('/oauth/device_authorization', form({ client_id: 'ledger-cli', resource: API })),
+      'POST',
+      '/oauth/device_authorization',
+    );
+    await expectDocumented(await h.request('/oauth/device_authorization', form({ client_id: 'nobody', resource: API })), 'POST', '/oauth/device_authorization');
+    const userCode = device.user_code.toLowerCase().replace('-', '');
+    await expectDocumented(await b.request(`/oauth/device_info?user_code=${userCode}`), 'GET', '/oauth/device_info');
+    await expectDocumented(await b.request('/oauth/device_info?user_code=ZZZZ-ZZZZ'), 'GET', '/oauth/device_info');
+    await expectDocumented(await b.post('/oauth/device/approve', { user_code: device.user_code, approve: true }), 'POST', '/oauth/device/approve');
+    const deviceGrant = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: 'ledger-cli' };
+    await expectDocumented(await h.request('/oauth/token', form(deviceGrant)), 'POST', '/oauth/token');
+
+    // OAuth: dynamic registration.
+    const registered = await expectDocumented(
+      await h.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9000/cb'], client_name: 'OpenAPI check' }) }),
+      'POST',
+      '/oauth/register',
+    );
+    expect(registered.client_id).toMatch(/^dyn_/);
+    await expectDocumented(
+      await h.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://localhost/cb'] }) }),
+      'POST',
+      '/oauth/register',
+    );
+    await expectDocumented(await h.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 'POST', '/oauth/register');
+
+    // Ledger routes.
+    const ids: Record<string, number> = {};
+    for (const [name, kind] of [['OA Bank', 'asset'], ['OA Salary', 'income'], ['OA Food', 'expense']] as const) {
+      ids[name] = (await expectDocumented(await h.call(token, 'POST', '/accounts', { name, kind }), 'POST', '/accounts')).id;
+    }
+    await expectDocumented(await h.call(token, 'POST', '/accounts', { name: 'OA Bank', kind: 'asset' }), 'POST', '/accounts');
+    await expectDocumented(await h.call(token, 'POST', '/accounts', '{"name":'), 'POST', '/accounts');
+    await expectDocumented(await h.request('/accounts', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: 'name=x' }), 'POST', '/accounts');
+    await expectDocumented(await h.call(token, 'GET', '/accounts'), 'GET', '/accounts');
+    await expectDocumented(await h.call(token, 'GET', '/settings'), 'GET', '/settings');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { book_style: 'club' }), 'PUT', '/settings');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { book_style: 'corporate' }), 'PUT', '/settings');
+    const entries = (amount: number) => [
+      { account_id: ids['OA Bank']!, amount_cents: amount },
+      { account_id: ids['OA Salary']!, amount_cents: -amount },
+    ];
+    const posted = await expectDocumented(
+      await h.call(token, 'POST', '/transactions', { occurred_on: '2024-01-15', description: 'Salary', entries: entries(250_000) }),
+      'POST',
+      '/transactions',
+    );
+    const doomed = await expectDocumented(
+      await h.call(token, 'POST', '/transactions', { occurred_on: '2024-02-03', description: 'Groceries', entries: [{ account_id: ids['OA Food']!, amount_cents: 4_250 }, { account_id: ids['OA Bank']!, amount_cents: -4_250 }] }),
+      'POST',
+      '/transactions',
+    );
+    await expectDocumented(
+      await h.call(token, 'POST', '/transactions', { occurred_on: '2024-01-15', description: 'Unbalanced', entries: [{ account_id: ids['OA Bank']!, amount_cents: 1 }, { account_id: ids['OA Salary']!, amount_cents: 2 }] }),
+      'POST',
+      '/transactions',
+    );
+    const listed = await expectDocumented(await h.call(token, 'GET', '/transactions?from=2024-01-01&to=2024-12-31'), 'GET', '/transactions');
+    expect(listed.map((t: Json) => t.id)).toEqual([doomed.id, posted.id]);
+    await expectDocumented(await h.call(token, 'GET', '/transactions?from=2023-02-29'), 'GET', '/transactions');
+    await expectDocumented(await h.call(token, 'DELETE', `/transactions/${doomed.id}`), 'DELETE', '/transactions/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/transactions/${doomed.id}`), 'DELETE', '/transactions/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', '/transactions/x'), 'DELETE', '/transactions/{id}');
+
+    // Reports (D7).
+    const balances = await expectDocumented(await h.call(token, 'GET', '/reports/balances?as_of=2024-12-31'), 'GET', '/reports/balances');
+    expect(balances.totals.asset).toBe(250_000);
+    await expectDocumented(await h.call(token, 'GET', '/reports/balances?as_of=2023-02-29'), 'GET', '/reports/balances');
+    await expectDocumented(await h.call(token, 'GET', '/reports/balance-sheet?as_of=2024-12-31'), 'GET', '/reports/balance-sheet');
+    await expectDocumented(await h.call(token, 'GET', '/reports/income-statement?from=2024-01-01&to=2024-12-31'), 'GET', '/reports/income-statement');
+    await expectDocumented(await h.call(token, 'GET', '/reports/monthly?from=2024-01-01&to=2024-03-31'), 'GET', '/reports/monthly');
+    const register = await expectDocumented(
+      await h.call(token, 'GET', `/reports/accounts/${ids['OA Bank']}/register?from=2024-01-01&to=2024-12-31`),
+      'GET',
+      '/reports/accounts/{id}/register',
+    );
+    expect(register.entries).toHaveLength(1);
+    await expectDocumented(await h.call(token, 'GET', '/reports/accounts/2147483000/register'), 'GET', '/reports/accounts/{id}/register');
+
+    // MCP (D8).
+    const mcp = (body: unknown, accept = MCP_ACCEPT) =>
+      h.request('/mcp', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept },
+        body: JSON.stringify(body),
+      });
+    const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } };
+    await expectDocumented(await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize }), 'POST', '/mcp');
+    const tools = await expectDocumented(await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), 'POST', '/mcp');
+    expect(tools.result.tools.length).toBeGreaterThan(0);
+    await expectDocumented(await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_accounts', arguments: {} } }), 'POST', '/mcp');
+    await expectDocumented(await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }), 'POST', '/mcp');
+    await expectDocumented(await mcp({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, 'application/json'), 'POST', '/mcp');
+    await expectDocumented(await mcp({ hello: 'world' }), 'POST', '/mcp');
+    await expectDocumented(await h.call(token, 'GET', '/mcp'), 'GET', '/mcp');
+    await expectDocumented(await h.call(token, 'DELETE', '/mcp'), 'DELETE', '/mcp');
+
+    // Last: the password change (revokes every token of the user), then logout.
+    await expectDocumented(await b.post('/auth/password', { current_password: 'not it', new_password: 'openapi owner password 0002' }), 'POST', '/auth/password');
+    await expectDocumented(await b.post('/auth/password', { current_password: password, new_password: 'openapi owner password 0002' }), 'POST', '/auth/password');
+    await expectDocumented(await b.post('/auth/logout'), 'POST', '/auth/logout');
+    await expectDocumented(await b.post('/auth/logout'), 'POST', '/auth/logout');
+
+    // Every operation's success answer (405 for the unused MCP methods) was seen and validated.
+    const missing = operationsOf(doc)
+      .filter(([operation, op]) => {
+        const statuses = Object.keys(op.responses).filter((s) => (NO_SUCCESS.includes(operation) ? s === '405' : isSuccess(s)));
+        return !statuses.some((s) => exercised.has(`${operation} ${s}`));
+      })
+      .map(([operation]) => operation);
+    expect(missing, 'operations whose success answer was never exercised').toEqual([]);
+  });
+
+  it('spec Authentication: /openapi.json and /docs are not listed as open, so they need the full tier (401 without)', async () => {
+    for (const path of ['/openapi.json', '/docs']) {
+      const res = await h.request(path);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('www-authenticate'), path).toBe(`Bearer resource_metadata="${API}/.well-known/oauth-protected-resource"`);
+      expect(await res.json()).toEqual({ error: 'authentication required' });
+    }
   });
 
   it('serves a rendered reference page at /docs that loads the document', async () => {
-    const res = await h.request('/docs');
+    const res = await h.call(reader, 'GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('/openapi.json');
