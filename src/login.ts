@@ -1,7 +1,7 @@
 import type { Db } from './db/database';
 import { claimLoginAttempt, clearLoginFailures } from './login-throttle';
 import { countPasskeysOf } from './passkeys';
-import { decoyPasswordHash, verifyPassword } from './passwords';
+import { DECOY_PASSWORD_HASH, verifyPassword } from './passwords';
 import type { User } from './db/schema';
 import { findUserByEmail, normaliseEmail } from './users';
 
@@ -20,7 +20,7 @@ export async function checkPassword(db: Db, email: string, password: string, now
   const claim = await claimLoginAttempt(db, key, now);
   if (!claim.allowed) return { outcome: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
   const user = await findUserByEmail(db, key);
-  const matches = await verifyPassword(user?.passwordHash ?? (await decoyPasswordHash()), password);
+  const matches = await verifyPassword(user?.passwordHash ?? DECOY_PASSWORD_HASH, password);
   if (!user || !matches) return { outcome: 'refused' };
   await clearLoginFailures(db, key);
   return { outcome: 'accepted', user, hasPasskeys: (await countPasskeysOf(db, user.id)) > 0 };

@@ -1,7 +1,9 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from './db/database';
-import { passkeys, users } from './db/schema';
+import { passkeys } from './db/schema';
 import { conflict, notFound } from './errors';
+import { lockLiveSession } from './sessions';
+import { lockUser } from './users';
 
 export type Passkey = typeof passkeys.$inferSelect;
 export type NewPasskey = Pick<typeof passkeys.$inferInsert, 'credentialId' | 'publicKey' | 'counter' | 'transports' | 'name'>;
@@ -33,30 +35,18 @@ export async function countPasskeysOf(db: Db, userId: number): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** The user's row lock serialises every change to that user's set of passkeys. */
-async function lockUser(db: Db, userId: number): Promise<boolean> {
-  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-  return row !== undefined;
-}
-
-export type EnrolOutcome = { enrolled: true; passkey: Passkey } | { enrolled: false; reason: 'gate' | 'duplicate' };
-
 /**
- * Spec: Login and second factor, rule 3 (the registration gate), checked again at the moment of
- * storing under the user's row lock: two half-sessions racing to enrol a "first" passkey get one
- * passkey between them, not two.
+ * Stores a verified credential for the user; undefined when that credential id is already
+ * registered (to anyone). The caller holds the user's row lock and has checked the registration
+ * gate under it (src/webauthn.ts, finishRegistration).
  */
-export function enrolPasskey(db: Db, userId: number, mfaComplete: boolean, passkey: NewPasskey): Promise<EnrolOutcome> {
-  return db.transaction(async (tx) => {
-    if (!(await lockUser(tx, userId))) return { enrolled: false, reason: 'gate' };
-    if (!mfaComplete && (await countPasskeysOf(tx, userId)) > 0) return { enrolled: false, reason: 'gate' };
-    const [row] = await tx
-      .insert(passkeys)
-      .values({ ...passkey, userId })
-      .onConflictDoNothing({ target: passkeys.credentialId })
-      .returning();
-    return row ? { enrolled: true, passkey: row } : { enrolled: false, reason: 'duplicate' };
-  });
+export async function storePasskey(db: Db, userId: number, passkey: NewPasskey): Promise<Passkey | undefined> {
+  const [row] = await db
+    .insert(passkeys)
+    .values({ ...passkey, userId })
+    .onConflictDoNothing({ target: passkeys.credentialId })
+    .returning();
+  return row;
 }
 
 /** One of the user's passkeys, by the credential id the browser reports. */
@@ -81,18 +71,29 @@ export async function recordPasskeyUse(db: Db, passkey: Passkey, newCounter: num
   return updated.length === 1;
 }
 
-/** DELETE /auth/passkeys/{id}: 404 for none of the caller's; 409 for the last one (spec: Other status codes). */
-export function removePasskey(db: Db, userId: number, passkeyId: number): Promise<void> {
+/**
+ * DELETE /auth/passkeys/{id}: 404 for none of the caller's; 409 for the last one (spec: Other
+ * status codes). Under the user's row lock, so that of two deletes racing on a two-passkey account
+ * one removes and the other finds the last one; and under the calling session's row lock (D10):
+ * 'session_ended' (nothing removed) when that session ended meanwhile.
+ */
+export function removePasskey(
+  db: Db,
+  session: { userId: number; hash: string },
+  passkeyId: number,
+): Promise<'removed' | 'session_ended'> {
   return db.transaction(async (tx) => {
-    await lockUser(tx, userId);
+    await lockUser(tx, session.userId);
+    if ((await lockLiveSession(tx, session.hash))?.userId !== session.userId) return 'session_ended';
     const [target] = await tx
       .select({ id: passkeys.id })
       .from(passkeys)
-      .where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, userId)));
+      .where(and(eq(passkeys.id, passkeyId), eq(passkeys.userId, session.userId)));
     if (!target) throw notFound('no such passkey');
-    if ((await countPasskeysOf(tx, userId)) <= 1) {
+    if ((await countPasskeysOf(tx, session.userId)) <= 1) {
       throw conflict('this is your only passkey; add another before removing it');
     }
     await tx.delete(passkeys).where(eq(passkeys.id, passkeyId));
+    return 'removed';
   });
 }

@@ -16,14 +16,12 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 }
 
 /**
- * A hash of nothing anyone knows, verified for unknown emails so that a wrong password and an
- * unknown email cost the same time (D4).
+ * A hash of nothing anyone knows (32 random bytes, discarded), verified for unknown emails so that
+ * a wrong password and an unknown email cost the same time (D4): one verification each, never a
+ * hash. It is a constant with the parameters `hashPassword` uses (tests/login-cost.test.ts checks
+ * they agree), so that not even the first unknown email after start-up pays for making it.
  */
-let decoyHash: Promise<string> | undefined;
-export function decoyPasswordHash(): Promise<string> {
-  decoyHash ??= hashPassword(randomBytes(32).toString('base64url'));
-  return decoyHash;
-}
+export const DECOY_PASSWORD_HASH = '$argon2id$v=19$m=19456,t=2,p=1$RyhuKr+eTsaSbOLJ4W9gng$Xr2FhI9lgVOwJy+jy/VswsQUMHURdbp3+Ltup2l42lE';
 
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 1024;

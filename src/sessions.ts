@@ -83,6 +83,25 @@ export async function elevateSession(db: Db, hash: string, ttlDays: number): Pro
   return row && { id: next.id, expiresAt: row.expiresAt };
 }
 
+/**
+ * D10: locks the session `hash` names, if it is still live, until the transaction ends. A change
+ * made on the strength of a session (the password, a passkey, an elevation) commits only while
+ * that session exists; one ended meanwhile (logout, another session's password change) yields
+ * undefined and the change is not made. Take the user's row lock first (`lockUser`), so that two
+ * such changes always lock in the same order and never wait on each other.
+ */
+export async function lockLiveSession(
+  db: Db,
+  hash: string,
+): Promise<{ userId: number; mfaComplete: boolean } | undefined> {
+  const [row] = await db
+    .select({ userId: sessions.userId, mfaComplete: sessions.mfaComplete })
+    .from(sessions)
+    .where(and(eq(sessions.idHash, hash), gt(sessions.expiresAt, sql`now()`)))
+    .for('update');
+  return row;
+}
+
 /** Spec: Session, any → destroyed (POST /auth/logout). */
 export async function endSession(db: Db, cookieValue: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.idHash, sha256Hex(cookieValue)));

@@ -1,10 +1,10 @@
 import { count, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from './db/database';
-import { passkeys, users } from './db/schema';
+import { authorizationCodes, deviceGrants, passkeys, users } from './db/schema';
 import { conflict, invalid, notFound } from './errors';
 import { checkNewPassword, hashPassword } from './passwords';
-import { endAllSessionsOf, endOtherSessionsOf } from './sessions';
+import { endAllSessionsOf, endOtherSessionsOf, lockLiveSession } from './sessions';
 import { revokeAllTokensOf } from './tokens';
 import { usageStampDue } from './usage';
 
@@ -69,6 +69,28 @@ export async function listUsers(db: Db): Promise<UserSummary[]> {
     .orderBy(users.email);
 }
 
+/**
+ * The user's row lock: it serialises every change to that user's credentials (password, passkeys)
+ * and is always taken before a session's row lock (`lockLiveSession`). False when the user is gone.
+ */
+export async function lockUser(db: Db, userId: number): Promise<boolean> {
+  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+  return row !== undefined;
+}
+
+/**
+ * Spec rule 6 reaches credentials not yet issued: an authorization code approved but not redeemed
+ * (60 s) and a device grant approved but not claimed would each still yield a token pair after
+ * every token was revoked. Both go, before the tokens are revoked: a device poll claiming its
+ * grant holds the grant's row lock, so this delete waits for it, and the revocation that follows
+ * then sees the pair it issued.
+ */
+async function dropUnredeemedGrantsOf(db: Db, userId: number): Promise<void> {
+  await db.delete(authorizationCodes).where(eq(authorizationCodes.userId, userId));
+  // Only an approval sets user_id (a declined or pending grant has none), and a claim deletes the row.
+  await db.delete(deviceGrants).where(eq(deviceGrants.userId, userId));
+}
+
 /** Spec rule 6: a password reset ends every session and revokes every token of that user. */
 export async function resetPassword(db: Db, email: string, password: string): Promise<void> {
   checkNewPassword(password);
@@ -76,6 +98,7 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
+    await dropUnredeemedGrantsOf(tx, user.id);
     await endAllSessionsOf(tx, user.id);
     await revokeAllTokensOf(tx, user.id);
   });
@@ -83,15 +106,22 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
 
 /**
  * D4: POST /auth/password, after the current password was checked. The calling session survives;
- * every other session ends and every token of the user is revoked (spec rule 6).
+ * every other session ends and every token of the user is revoked (spec rule 6). D10: the change
+ * commits only while the calling session is live, checked under its row lock: false (nothing
+ * changed) when it ended meanwhile, so that of two sessions changing the password at once one
+ * wins and the other, ended by the winner, is refused.
  */
-export async function changePassword(db: Db, userId: number, password: string, keepSessionHash: string): Promise<void> {
+export async function changePassword(db: Db, userId: number, password: string, keepSessionHash: string): Promise<boolean> {
   checkNewPassword(password);
   const passwordHash = await hashPassword(password);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    await lockUser(tx, userId);
+    if ((await lockLiveSession(tx, keepSessionHash))?.userId !== userId) return false;
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await dropUnredeemedGrantsOf(tx, userId);
     await endOtherSessionsOf(tx, userId, keepSessionHash);
     await revokeAllTokensOf(tx, userId);
+    return true;
   });
 }
 

@@ -14,13 +14,21 @@ import type { Db } from './db/database';
 import { Refusal, invalid } from './errors';
 import {
   countPasskeysOf,
-  enrolPasskey,
   findPasskeyOf,
   listPasskeysOf,
   PASSKEY_NAME_MAX_LENGTH,
   recordPasskeyUse,
+  storePasskey,
 } from './passkeys';
-import { storeChallenge, takeChallenge, type SessionView } from './sessions';
+import {
+  elevateSession,
+  lockLiveSession,
+  storeChallenge,
+  takeChallenge,
+  type IssuedSession,
+  type SessionView,
+} from './sessions';
+import { lockUser } from './users';
 
 /** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */
 export interface RelyingParty {
@@ -90,14 +98,27 @@ function passkeyName(raw: unknown, existingCount: number): string {
   return name || `Passkey ${existingCount + 1}`;
 }
 
-/** D3: POST /auth/webauthn/register/finish; stores the passkey. The caller elevates the session. */
+/** What register/finish did: a full session gained a passkey, or a half-session enrolled its first and is now full. */
+export type RegistrationResult =
+  | { outcome: 'added' }
+  | { outcome: 'elevated'; session: IssuedSession }
+  | { outcome: 'session_ended' };
+
+/**
+ * D3: POST /auth/webauthn/register/finish. The passkey is stored and, for a half-session, the
+ * session elevated (spec: Session, half → full) in one transaction, under the user's row lock and
+ * the session's: the registration gate (rule 3) is checked again there, so two half-sessions
+ * racing to enrol a "first" passkey get one passkey between them, and a session that ended
+ * meanwhile leaves no passkey behind ('session_ended').
+ */
 export async function finishRegistration(
   db: Db,
   rp: RelyingParty,
   session: SessionView,
   response: RegistrationResponseJSON,
   name: unknown,
-): Promise<void> {
+  ttlDays: number,
+): Promise<RegistrationResult> {
   await checkRegistrationGate(db, session);
   const challenge = await takeChallenge(db, session.hash, 'register');
   if (!challenge) throw invalid('no registration is in progress; begin again');
@@ -112,17 +133,26 @@ export async function finishRegistration(
   );
   if (!result.verified) throw invalid(VERIFICATION_FAILED);
   const { credential } = result.registrationInfo;
-  const outcome = await enrolPasskey(db, session.userId, session.mfaComplete, {
-    credentialId: credential.id,
-    publicKey: isoBase64URL.fromBuffer(credential.publicKey),
-    counter: credential.counter,
-    transports: credential.transports ?? [],
-    name: passkeyName(name, await countPasskeysOf(db, session.userId)),
+  return db.transaction(async (tx): Promise<RegistrationResult> => {
+    await lockUser(tx, session.userId);
+    const live = await lockLiveSession(tx, session.hash);
+    if (live?.userId !== session.userId) return { outcome: 'session_ended' };
+    const existing = await countPasskeysOf(tx, session.userId);
+    if (!live.mfaComplete && existing > 0) throw new RegistrationGateClosed();
+    const stored = await storePasskey(tx, session.userId, {
+      credentialId: credential.id,
+      publicKey: isoBase64URL.fromBuffer(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      name: passkeyName(name, existing),
+    });
+    if (!stored) throw invalid('that passkey is already registered');
+    if (live.mfaComplete) return { outcome: 'added' };
+    const elevated = await elevateSession(tx, session.hash, ttlDays);
+    // The row is locked and now() is fixed for the transaction: the session found live is still live.
+    if (!elevated) throw new Error('a locked live session could not be elevated');
+    return { outcome: 'elevated', session: elevated };
   });
-  if (!outcome.enrolled) {
-    if (outcome.reason === 'gate') throw new RegistrationGateClosed();
-    throw invalid('that passkey is already registered');
-  }
 }
 
 /** D3: POST /auth/webauthn/auth/begin. */

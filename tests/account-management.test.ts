@@ -413,15 +413,18 @@ describeEachDatabase('account management (spec: Session and account management; 
     expect(ids(list)).toEqual([sha256Hex(alice.token), sha256Hex(r2)].sort());
     for (const hidden of [r1, a1, a2]) expect(ids(list)).not.toContain(sha256Hex(hidden));
     const stored = await tokenRow(sha256Hex(r2));
+    // Using A2 was a use of the grant: the connection's row (R2) carries the stamp A2 got.
+    expect(stored.lastUsedAt).toEqual((await tokenRow(sha256Hex(a2))).lastUsedAt);
     expect(list.find((row) => row.id === sha256Hex(r2))).toStrictEqual({
       id: sha256Hex(r2),
       client_id: 'ledger-desktop',
       client_name: await clientName('ledger-desktop'),
       kind: 'refresh',
       label: null,
-      last_used_at: null,
+      last_used_at: expect.stringMatching(ISO_UTC),
       expires_at: stored.expiresAt.toISOString(),
     });
+    expect(list.find((row) => row.id === sha256Hex(r2))!.last_used_at).toBe(stored.lastUsedAt!.toISOString());
   });
 
   // ---------------------------------------------------------------- DELETE /auth/tokens/{id}

@@ -396,6 +396,40 @@ describeEachDatabase('Sessions (spec: Session state table; D4)', (h) => {
     expect((await sessionRow(cookie))!.expiresAt.getTime()).toBe(initial.getTime());
   });
 
+  it('"use never extends it" for half-sessions too: register/begin and auth/begin leave expires_at unchanged and set no cookie; D3: each stores a challenge of its purpose that expires 5 minutes from now', async () => {
+    const fresh = await newUser('halfnoslide');
+    const enrolled = await newUser('halfnoslide-auth');
+    await browser().signIn(enrolled.email, enrolled.password, new SoftwareAuthenticator());
+    const ceremonies = [
+      [fresh, '/auth/webauthn/register/begin', 'register'],
+      [enrolled, '/auth/webauthn/auth/begin', 'authenticate'],
+    ] as const;
+    for (const [user, path, purpose] of ceremonies) {
+      const b = browser();
+      expect((await b.login(user.email, user.password)).status).toBe(200);
+      const cookie = b.session!;
+      const initial = (await sessionRow(cookie))!.expiresAt;
+      // A real pause, so that any "now() + lifetime" rewrite would land on a different instant.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 1; i <= 2; i++) {
+        const what = `${path} #${i}`;
+        const before = Date.now();
+        const res = await b.post(path);
+        const after = Date.now();
+        expect(res.status, what).toBe(200);
+        expect(lgSessionCookies(res), what).toEqual([]);
+        const { challenge } = (await res.json()) as { challenge: string };
+        const row = (await sessionRow(cookie))!;
+        expect(row.expiresAt.getTime(), what).toBe(initial.getTime());
+        expect(row.mfaComplete, what).toBe(false);
+        expect(row.challenge, what).toBe(challenge);
+        expect(row.challengePurpose, what).toBe(purpose);
+        expectExpiryAround(row.challengeExpiresAt!, before, after, 5 * MINUTE);
+      }
+      expect(b.session).toBe(cookie);
+    }
+  });
+
   it('an expired full session answers 401 on full-tier routes and on the WebAuthn routes', async () => {
     const user = await newUser('expfull');
     const key = new SoftwareAuthenticator();

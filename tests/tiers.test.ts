@@ -197,6 +197,7 @@ describeEachDatabase('tiers (spec: Authentication tier table and session-only ro
       tokens: (await h.db.select().from(tokens).where(eq(tokens.userId, ownerId)).orderBy(tokens.hash)).map((t) => ({
         hash: t.hash,
         revokedAt: t.revokedAt,
+        lastUsedAt: t.lastUsedAt,
       })),
       passwordHash: owner?.passwordHash,
       sessions: (await h.db.select().from(sessions).where(eq(sessions.userId, ownerId)).orderBy(sessions.idHash)).map((s) => ({
@@ -322,7 +323,11 @@ describeEachDatabase('tiers (spec: Authentication tier table and session-only ro
     expect(await (await h.call(bearer, 'GET', '/auth/me')).json()).toMatchObject({ email: ownerEmail, via: 'bearer' });
   });
 
-  it('error rule 5: the 403 of a bearer on a session-only route changes nothing — DELETE /auth/tokens/{id} leaves the token live, POST /auth/password leaves the password, DELETE /auth/passkeys/{id} leaves the passkey', async () => {
+  it('error rule 5: the 403 of a bearer on a session-only route changes nothing — DELETE /auth/tokens/{id} leaves the token live, POST /auth/password leaves the password, DELETE /auth/passkeys/{id} leaves the passkey, and the refused token\'s last_used_at and the user\'s last seen are not stamped', async () => {
+    // Stamps are written at most once a minute: clear them, so that a stamp by the refusal would show.
+    await h.db.update(tokens).set({ lastUsedAt: null }).where(eq(tokens.userId, ownerId));
+    await h.db.update(users).set({ lastSeenAt: null }).where(eq(users.id, ownerId));
+    const lastSeen = async () => (await h.db.select({ at: users.lastSeenAt }).from(users).where(eq(users.id, ownerId)))[0]?.at;
     const before = await snapshot();
     for (const route of PROTECTED.filter((r) => r.tier === 'session-only')) {
       const res = await send(h, { kind: 'authorization', header: `Bearer ${bearer}` }, route, real);
@@ -330,6 +335,13 @@ describeEachDatabase('tiers (spec: Authentication tier table and session-only ro
       expect(await res.json(), label(route, real)).toEqual({ error: expect.any(String) });
     }
     expect(await snapshot()).toEqual(before);
+    expect(before.tokens.find((t) => t.hash === sha256Hex(bearer))?.lastUsedAt).toBeNull();
+    expect(await lastSeen()).toBeNull();
+    // Control: the same bearer accepted on a full route is stamped.
+    expect((await h.call(bearer, 'GET', '/auth/me')).status).toBe(200);
+    const [used] = await h.db.select({ at: tokens.lastUsedAt }).from(tokens).where(eq(tokens.hash, sha256Hex(bearer)));
+    expect(used?.at).not.toBeNull();
+    expect(await lastSeen()).not.toBeNull();
     const [victim] = await h.db.select().from(tokens).where(and(eq(tokens.hash, real.tokenId), eq(tokens.userId, ownerId)));
     expect(victim?.revokedAt).toBeNull();
     expect((await h.call(victimToken, 'GET', '/auth/tokens')).status).toBe(200);

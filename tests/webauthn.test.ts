@@ -7,10 +7,12 @@ import type {
 import { asc, eq, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
 import { passkeys, sessions } from '../src/db/schema';
+import { createApp } from '../src/http/app';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
-import { describeEachDatabase } from './support/harness';
+import { describeEachDatabase, TEST_ENV } from './support/harness';
 
 // Spec: Login and second factor, rules 2-4; Session state table (elevation); D3 (route shapes,
 // challenges, errors); error rule 4 (401 body and WWW-Authenticate).
@@ -567,5 +569,50 @@ describeEachDatabase('WebAuthn routes (D3; Login and second factor rules 2-4)', 
     // Either passkey completes the ceremony.
     expect((await b.post(AUTH_FINISH, second.authenticate(options))).status).toBe(200);
     expect((await passkeysOf(user.userId)).find((p) => p.credentialId === second.id)?.lastUsedAt).not.toBeNull();
+  });
+
+  it('D2: the relying party comes from WEB_ORIGIN — with WEB_ORIGIN=https://books.example:8443, rp.id and rpId are "books.example"; ceremonies from that origin succeed, from http://localhost:38080 (or for RP ID "localhost") they are 400', async () => {
+    const config = loadConfig({ ...TEST_ENV, WEB_ORIGIN: 'https://books.example:8443' });
+    const app = createApp({ db: h.db, config, log: h.log });
+    const books = {
+      request: (path: string, init: RequestInit = {}) => Promise.resolve(app.request(new URL(path, config.apiOrigin).href, init)),
+    };
+    const user = await newUser('books');
+    const key = new SoftwareAuthenticator('https://books.example:8443');
+    expect(key.rpId).toBe('books.example');
+
+    const r = new Browser(books);
+    expect((await r.login(user.email, user.password)).status).toBe(200);
+    const half = r.session!;
+    const regOptions = await r.registerBegin();
+    expect(regOptions.rp).toEqual({ id: 'books.example', name: 'Ledger' });
+    await expectRefused(
+      await r.post(REGISTER_FINISH, key.register(regOptions, { origin: 'http://localhost:38080' })),
+      400,
+      'register from the default web origin',
+    );
+    expect(await passkeysOf(user.userId)).toEqual([]);
+    expect(r.session).toBe(half);
+    const enrolled = await r.enrol(key);
+    expect(enrolled.status).toBe(200);
+    expect(await enrolled.json()).toStrictEqual({ mfa_complete: true });
+    expect((await passkeysOf(user.userId)).map((p) => p.credentialId)).toEqual([key.id]);
+
+    const a = new Browser(books);
+    expect((await a.login(user.email, user.password)).status).toBe(200);
+    const aHalf = a.session!;
+    const authOptions = await a.authBegin();
+    expect(authOptions.rpId).toBe('books.example');
+    await expectRefused(
+      await a.post(AUTH_FINISH, key.authenticate(authOptions, { origin: 'http://localhost:38080' })),
+      400,
+      'auth from the default web origin',
+    );
+    const again = await a.authBegin();
+    await expectRefused(await a.post(AUTH_FINISH, key.authenticate({ ...again, rpId: 'localhost' })), 400, 'auth for RP ID localhost');
+    expect(a.session).toBe(aHalf);
+    expect((await a.assert(key)).status).toBe(200);
+    expect(a.session).not.toBe(aHalf);
+    expect((await a.request('/auth/me')).status).toBe(200);
   });
 });

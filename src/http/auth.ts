@@ -7,6 +7,7 @@ import { PASSWORD_MAX_LENGTH } from '../passwords';
 import { endSession, startHalfSession } from '../sessions';
 import { changePassword } from '../users';
 import type { AppEnv } from './context';
+import { Unauthenticated } from './errors';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
 import { requireFull, requireSession } from './tiers';
 import { jsonBody } from './validation';
@@ -68,6 +69,7 @@ export const authRoutes = new Hono<AppEnv>()
       return c.json({ error: LOGIN_THROTTLED }, 429);
     }
     if (check.outcome === 'refused') throw invalid('the current password is wrong');
-    await changePassword(c.var.db, userId, new_password, c.var.session.hash);
+    // D10: a session ended meanwhile (logout, another session's password change) sets nothing.
+    if (!(await changePassword(c.var.db, userId, new_password, c.var.session.hash))) throw new Unauthenticated();
     return c.body(null, 204);
   });

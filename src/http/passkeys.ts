@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describePasskeysOf, removePasskey } from '../passkeys';
 import type { AppEnv } from './context';
+import { Unauthenticated } from './errors';
 import { requireFull, requireSession } from './tiers';
 import { pathId } from './validation';
 
@@ -8,6 +9,8 @@ import { pathId } from './validation';
 export const passkeyRoutes = new Hono<AppEnv>()
   .get('/', requireFull, async (c) => c.json(await describePasskeysOf(c.var.db, c.var.identity.userId)))
   .delete('/:id', requireSession(), async (c) => {
-    await removePasskey(c.var.db, c.var.identity.userId, pathId(c.req.param('id'), 'passkey'));
+    const outcome = await removePasskey(c.var.db, c.var.session, pathId(c.req.param('id'), 'passkey'));
+    // D10: a session ended meanwhile removes nothing.
+    if (outcome === 'session_ended') throw new Unauthenticated();
     return c.body(null, 204);
   });

@@ -1,6 +1,9 @@
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { tokens } from '../db/schema';
 import { forbidden } from '../errors';
+import { sha256Hex } from '../secrets';
 import { findSession, type SessionView } from '../sessions';
 import { authenticateBearer } from '../tokens';
 import { recordUserSeen } from '../users';
@@ -24,6 +27,29 @@ async function bearerIdentity(c: Ctx, header: string): Promise<Identity> {
   if (!found) throw new Unauthenticated();
   await recordUserSeen(c.var.db, found.userId, found.userLastSeenAt);
   return { userId: found.userId, email: found.email, via: 'bearer' };
+}
+
+/**
+ * Whether `header` carries a valid bearer token (the conditions of `authenticateBearer`), without
+ * stamping its last use or the user's last seen: a session-only route refuses a valid bearer with
+ * 403 and that refusal changes nothing (error rule 5), while an invalid one is still the 401 (D13).
+ */
+async function isValidBearer(c: Ctx, header: string): Promise<boolean> {
+  const token = BEARER.exec(header)?.[1];
+  if (!token) return false;
+  const [row] = await c.var.db
+    .select({ hash: tokens.hash })
+    .from(tokens)
+    .where(
+      and(
+        eq(tokens.hash, sha256Hex(token)),
+        eq(tokens.kind, 'access'),
+        eq(tokens.audience, c.var.config.apiOrigin),
+        isNull(tokens.revokedAt),
+        gt(tokens.expiresAt, sql`now()`),
+      ),
+    );
+  return row !== undefined;
 }
 
 async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
@@ -71,7 +97,7 @@ export function requireSession(refuseBearer: (c: Ctx) => Response | Promise<Resp
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('Authorization');
     if (header !== undefined) {
-      await bearerIdentity(c, header);
+      if (!(await isValidBearer(c, header))) throw new Unauthenticated();
       return refuseBearer(c);
     }
     const session = await cookieSession(c);

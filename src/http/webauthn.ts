@@ -57,16 +57,18 @@ export const webauthnRoutes = new Hono<AppEnv>()
   )
   .post('/register/finish', jsonBody(RegistrationFinishSchema), async (c) => {
     const { name, ...response } = c.req.valid('json');
-    const session = c.var.session;
-    await finishRegistration(
+    const result = await finishRegistration(
       c.var.db,
       relyingPartyOf(c.var.config.webOrigin),
-      session,
+      c.var.session,
       response as unknown as RegistrationResponseJSON,
       name,
+      c.var.config.sessionTtlDays,
     );
-    // Enrolling the first passkey elevates a half-session; a full session simply gains a passkey.
-    return session.mfaComplete ? c.json({ mfa_complete: true }) : elevate(c);
+    if (result.outcome === 'session_ended') throw new Unauthenticated();
+    // Enrolling the first passkey elevated a half-session; a full session simply gained a passkey.
+    if (result.outcome === 'elevated') setSessionCookie(c, result.session);
+    return c.json({ mfa_complete: true });
   })
   .post('/auth/begin', async (c) =>
     c.json(await beginAuthentication(c.var.db, relyingPartyOf(c.var.config.webOrigin), c.var.session)),

@@ -1,0 +1,246 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { expect, it } from 'vitest';
+import { runAdminRequest } from '../src/admin/commands';
+import { authorizationCodes, deviceGrants, sessions, tokens, users } from '../src/db/schema';
+import { changePassword } from '../src/users';
+import { SoftwareAuthenticator } from './support/authenticator';
+import { Browser } from './support/browser';
+import { describeEachDatabase, type Harness } from './support/harness';
+
+// Spec: Login and second factor rule 6 ("a password change, user reset or user deletion ends every
+// session and revokes every token of that user") reaching the credentials approved but not yet
+// issued: an unredeemed authorization code (60 s) and an approved, unclaimed device grant. D4
+// (POST /auth/password: the calling session survives) and D10 (changes atomic: a session ended
+// meanwhile sets no password; of two sessions changing it at once, one wins).
+
+const API = 'http://localhost:38081';
+const CALLBACK = 'http://127.0.0.1:53123/callback';
+const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
+const CODE_NOT_REDEEMABLE = { error: 'invalid_grant', error_description: 'that code is not redeemable' };
+
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+function form(h: Harness, path: string, fields: Record<string, string>): Promise<Response> {
+  return h.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+interface Person {
+  email: string;
+  password: string;
+  userId: number;
+  /** The minted bearer token of h.userWithToken. */
+  token: string;
+  browser: Browser;
+  key: SoftwareAuthenticator;
+}
+
+/** An authorization code approved by `b` (only approve mints codes), with what redeeming it takes. */
+async function approveCode(b: Browser): Promise<Record<string, string>> {
+  const verifier = randomBytes(32).toString('base64url');
+  const res = await b.post('/oauth/authorize/approve', {
+    client_id: 'ledger-cli',
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: API,
+    approve: true,
+  });
+  expect(res.status, 'approve').toBe(200);
+  const { redirect } = (await res.json()) as { redirect: string };
+  return {
+    grant_type: 'authorization_code',
+    code: new URL(redirect).searchParams.get('code')!,
+    redirect_uri: CALLBACK,
+    client_id: 'ledger-cli',
+    code_verifier: verifier,
+  };
+}
+
+/** A device grant approved by `b`; returns the poll that would claim it. */
+async function approveDeviceGrant(h: Harness, b: Browser): Promise<Record<string, string>> {
+  const started = await form(h, '/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
+  expect(started.status, 'device_authorization').toBe(200);
+  const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
+  expect((await b.post('/oauth/device/approve', { user_code, approve: true })).status, 'device/approve').toBe(204);
+  return { grant_type: DEVICE, device_code, client_id: 'ledger-desktop' };
+}
+
+async function expectPair(res: Response, what: string): Promise<void> {
+  expect(res.status, what).toBe(200);
+  expect(await res.json(), what).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
+}
+
+async function expectInvalidGrant(res: Response, what: string): Promise<void> {
+  expect(res.status, what).toBe(400);
+  expect(((await res.json()) as { error: string }).error, what).toBe('invalid_grant');
+}
+
+describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', (h) => {
+  let serial = 0;
+
+  async function person(label: string): Promise<Person> {
+    serial += 1;
+    const email = `${label}-${serial}@password.example`;
+    const password = `password change ${label} ${serial} ${randomBytes(4).toString('hex')}`;
+    const { userId, token } = await h.userWithToken(email, password);
+    const key = new SoftwareAuthenticator();
+    const browser = new Browser(h);
+    await browser.signIn(email, password, key);
+    return { email, password, userId, token, browser, key };
+  }
+
+  async function passwordHashOf(userId: number): Promise<string> {
+    const [row] = await h.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, userId));
+    return row!.hash;
+  }
+
+  async function pendingOf(userId: number) {
+    return {
+      codes: (await h.db.select().from(authorizationCodes).where(eq(authorizationCodes.userId, userId))).length,
+      deviceGrants: (await h.db.select().from(deviceGrants).where(eq(deviceGrants.userId, userId))).length,
+    };
+  }
+
+  // ---------------------------------------------------------------- rule 6: codes and device grants
+
+  it('rule 6: after POST /auth/password an approved, unredeemed authorization code and an approved, unclaimed device grant of the user yield no token pair (invalid_grant); those of another user still do', async () => {
+    const alice = await person('grants');
+    const bob = await person('grants-bystander');
+
+    // Control: without a password change both kinds redeem.
+    await expectPair(await form(h, '/oauth/token', await approveCode(alice.browser)), 'control code');
+    await expectPair(await form(h, '/oauth/token', await approveDeviceGrant(h, alice.browser)), 'control device grant');
+
+    const code = await approveCode(alice.browser);
+    const device = await approveDeviceGrant(h, alice.browser);
+    const bobCode = await approveCode(bob.browser);
+    const bobDevice = await approveDeviceGrant(h, bob.browser);
+    expect(await pendingOf(alice.userId)).toEqual({ codes: 1, deviceGrants: 1 });
+
+    const res = await alice.browser.post('/auth/password', {
+      current_password: alice.password,
+      new_password: `${alice.password} renewed`,
+    });
+    expect(res.status).toBe(204);
+    expect(await pendingOf(alice.userId)).toEqual({ codes: 0, deviceGrants: 0 });
+
+    const redeemed = await form(h, '/oauth/token', code);
+    expect(redeemed.status).toBe(400);
+    expect(await redeemed.json()).toStrictEqual(CODE_NOT_REDEEMABLE);
+    await expectInvalidGrant(await form(h, '/oauth/token', device), 'device grant after the change');
+
+    // Every token the user holds is revoked, none was issued after the change.
+    const live = await h.db
+      .select()
+      .from(tokens)
+      .where(sql`${tokens.userId} = ${alice.userId} and ${tokens.revokedAt} is null`);
+    expect(live).toEqual([]);
+
+    // Bob is not Alice.
+    await expectPair(await form(h, '/oauth/token', bobCode), "Bob's code");
+    await expectPair(await form(h, '/oauth/token', bobDevice), "Bob's device grant");
+  });
+
+  it('rule 6: `ledger user passwd` (the admin command) kills an unredeemed authorization code and an unclaimed approved device grant of that user in the same transaction', async () => {
+    const alice = await person('reset');
+    const code = await approveCode(alice.browser);
+    const device = await approveDeviceGrant(h, alice.browser);
+    const before = await passwordHashOf(alice.userId);
+
+    const lines = await runAdminRequest(h.db, h.config, {
+      op: 'user.passwd',
+      email: alice.email,
+      password: `${alice.password} reset by an admin`,
+    });
+    expect(lines.at(-1)).toMatch(/every session ended and every token revoked/);
+    expect(await passwordHashOf(alice.userId)).not.toBe(before);
+    expect(await pendingOf(alice.userId)).toEqual({ codes: 0, deviceGrants: 0 });
+    expect(await h.db.select().from(sessions).where(eq(sessions.userId, alice.userId))).toEqual([]);
+
+    await expectInvalidGrant(await form(h, '/oauth/token', code), 'code after the reset');
+    await expectInvalidGrant(await form(h, '/oauth/token', device), 'device grant after the reset');
+  });
+
+  it('rule 6: a pending (undecided) device grant is not the user\'s yet and survives a password change; approved afterwards, it is claimed normally', async () => {
+    const alice = await person('pending');
+    const started = await form(h, '/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
+    const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
+    expect(
+      (await alice.browser.post('/auth/password', { current_password: alice.password, new_password: `${alice.password} next` })).status,
+    ).toBe(204);
+    expect((await alice.browser.post('/oauth/device/approve', { user_code, approve: true })).status).toBe(204);
+    await expectPair(await form(h, '/oauth/token', { grant_type: DEVICE, device_code, client_id: 'ledger-desktop' }), 'approved after the change');
+  });
+
+  // ---------------------------------------------------------------- D10: the calling session
+
+  it('D10: changePassword for a session that has ended (logged out, or expired) changes nothing and answers false — password, other sessions and tokens stay', async () => {
+    const alice = await person('ended');
+    const other = new Browser(h);
+    await other.signIn(alice.email, alice.password, alice.key);
+    const code = await approveCode(other);
+    const before = await passwordHashOf(alice.userId);
+
+    const loggedOut = new Browser(h);
+    await loggedOut.signIn(alice.email, alice.password, alice.key);
+    const loggedOutHash = sha256Hex(loggedOut.session!);
+    expect((await loggedOut.post('/auth/logout')).status).toBe(204);
+    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', loggedOutHash)).toBe(false);
+
+    const expired = new Browser(h);
+    await expired.signIn(alice.email, alice.password, alice.key);
+    const expiredHash = sha256Hex(expired.session!);
+    await h.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.idHash, expiredHash));
+    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', expiredHash)).toBe(false);
+
+    // Someone else's live session is not the caller's.
+    const bob = await person('ended-other');
+    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', sha256Hex(bob.browser.session!))).toBe(false);
+
+    expect(await passwordHashOf(alice.userId)).toBe(before);
+    expect((await alice.browser.request('/auth/me')).status).toBe(200);
+    expect((await other.request('/auth/me')).status).toBe(200);
+    expect((await h.call(alice.token, 'GET', '/accounts')).status).toBe(200);
+    expect(await pendingOf(alice.userId)).toEqual({ codes: 1, deviceGrants: 0 });
+    await expectPair(await form(h, '/oauth/token', code), 'the code survives');
+    expect((await new Browser(h).login(alice.email, 'a password set by a ghost')).status).toBe(401);
+
+    // Control: the live calling session changes it.
+    expect(await changePassword(h.db, alice.userId, `${alice.password} for real`, sha256Hex(alice.browser.session!))).toBe(true);
+    expect(await passwordHashOf(alice.userId)).not.toBe(before);
+  });
+
+  it('D10: two full sessions of one user changing the password at once — exactly one 204; the other is refused (401, or 400 once the winner\'s password is in place) and its session has ended; the winner\'s password is the one that signs in', async () => {
+    for (let round = 0; round < 3; round++) {
+      const alice = await person(`race-${round}`);
+      const second = new Browser(h);
+      await second.signIn(alice.email, alice.password, alice.key);
+      const browsers = [alice.browser, second];
+      const newPasswords = [`${alice.password} from the first`, `${alice.password} from the second`];
+
+      const answers = await Promise.all(
+        browsers.map((b, i) => b.post('/auth/password', { current_password: alice.password, new_password: newPasswords[i] })),
+      );
+      const statuses = answers.map((res) => res.status);
+      expect(statuses.filter((s) => s === 204), `round ${round}: ${statuses}`).toHaveLength(1);
+      const winner = statuses.indexOf(204);
+      const loser = 1 - winner;
+      expect([400, 401], `round ${round}: ${statuses}`).toContain(statuses[loser]);
+
+      // The winner's session is the user's only one; the loser's has ended.
+      expect((await browsers[winner]!.request('/auth/me')).status).toBe(200);
+      expect((await browsers[loser]!.request('/auth/me')).status).toBe(401);
+      const left = await h.db.select().from(sessions).where(eq(sessions.userId, alice.userId));
+      expect(left.map((s) => s.idHash)).toEqual([sha256Hex(browsers[winner]!.session!)]);
+
+      expect((await new Browser(h).login(alice.email, newPasswords[winner]!)).status).toBe(200);
+      expect((await new Browser(h).login(alice.email, newPasswords[loser]!)).status).toBe(401);
+    }
+  });
+});
