@@ -1,10 +1,10 @@
-import type { Server } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { serve, type ServerType } from '@hono/node-server';
-import { listenAdminSocket, type AdminAnswer } from './admin/channel';
+import { holdDirectory, type AdminAnswer, type HeldDirectory, type HoldAttempt } from './admin/channel';
 import { runAdminRequest } from './admin/commands';
 import type { Config, ListenAddress } from './config';
 import { openPglite, openPostgres, type Database } from './db/database';
-import { embeddedPaths, tryLockDirectory, type DirectoryLock } from './db/embedded';
+import { BUSY_WAIT_MS, embeddedPaths, type EmbeddedPaths } from './db/embedded';
 import { Refusal } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
@@ -24,8 +24,32 @@ export interface RunningServer {
 
 interface OpenedStore {
   database: Database;
-  adminSocket?: Server;
-  lock?: DirectoryLock;
+  lock?: HeldDirectory;
+}
+
+/**
+ * D2: takes the data directory's lock. Another `serve` holding it is refused at once; a
+ * short-lived holder (an admin command, or a server on its way out) is waited for, like an admin
+ * command waits (src/cli/execute.ts).
+ */
+async function holdForServe(paths: EmbeddedPaths): Promise<HeldDirectory> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    let attempt: HoldAttempt;
+    try {
+      attempt = await holdDirectory(paths, 'serve');
+    } catch (error) {
+      if (error instanceof Refusal) throw new StartupError(error.message);
+      throw error;
+    }
+    if (attempt.acquired) return attempt.lock;
+    const { holder } = attempt;
+    if (holder?.serving) throw new StartupError(`the database in ${paths.dir} is already in use by process ${holder.pid}`);
+    if (Date.now() > deadline) {
+      throw new StartupError(`the database in ${paths.dir} is in use by ${holder ? `process ${holder.pid}` : 'another process'}`);
+    }
+    await sleep(200);
+  }
 }
 
 async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
@@ -33,13 +57,10 @@ async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
   if (target.kind === 'postgres') return { database: await openPostgres(target.url) };
 
   const paths = embeddedPaths(target.dir);
-  const attempt = tryLockDirectory(paths, 'serve');
-  if (!attempt.acquired) {
-    throw new StartupError(`the database in ${target.dir} is already in use by process ${attempt.holder.pid}`);
-  }
+  const lock = await holdForServe(paths);
   try {
     const database = await openPglite(paths.pgData);
-    const adminSocket = await listenAdminSocket(paths.adminSocket, async (request): Promise<AdminAnswer> => {
+    lock.answerAdminRequests(async (request): Promise<AdminAnswer> => {
       try {
         return { ok: true, lines: await runAdminRequest(database.db, config, request) };
       } catch (error) {
@@ -48,12 +69,18 @@ async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
         return { ok: false, message: GENERIC_FAULT };
       }
     });
-    attempt.lock.announceSocket(paths.adminSocket);
-    return { database, adminSocket, lock: attempt.lock };
+    return { database, lock };
   } catch (error) {
-    attempt.lock.release();
+    await lock.release();
     throw error;
   }
+}
+
+/** Closes the database, then lets go of the directory (never the other way round: D2). */
+async function closeStore(store: OpenedStore): Promise<void> {
+  await store.lock?.stopServing();
+  await store.database.close();
+  await store.lock?.release();
 }
 
 function listen(
@@ -105,9 +132,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       });
     }
   } catch (error) {
-    store.adminSocket?.close();
-    await store.database.close();
-    store.lock?.release();
+    await closeStore(store);
     throw error;
   }
   log.info('listening', { url: listening.url, web: web?.url ?? null, database: store.database.backend });
@@ -116,9 +141,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const stop = () =>
     (stopping ??= (async () => {
       await Promise.all([closeServer(listening.server), web ? closeServer(web.server) : undefined]);
-      await new Promise<void>((resolve) => (store.adminSocket ? store.adminSocket.close(() => resolve()) : resolve()));
-      await store.database.close();
-      store.lock?.release();
+      await closeStore(store);
       log.info('stopped');
     })());
   return { url: listening.url, webUrl: web?.url, stop };

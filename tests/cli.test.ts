@@ -1,12 +1,15 @@
 import { verify } from '@node-rs/argon2';
 import { eq } from 'drizzle-orm';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../src/accounts';
-import { openPglite, type Db } from '../src/db/database';
-import { embeddedPaths, tryLockDirectory } from '../src/db/embedded';
+import { holdDirectory } from '../src/admin/channel';
+import { MIGRATIONS_FOLDER, openPglite, type Db } from '../src/db/database';
+import { embeddedPaths } from '../src/db/embedded';
 import { entries, passkeys, sessions, tokens, transactions, users } from '../src/db/schema';
 import { randomSecret, sha256Hex } from '../src/secrets';
 import { authenticateBearer, mintToken } from '../src/tokens';
@@ -59,8 +62,8 @@ for (const backend of BACKENDS) {
     async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
       if (database) return work(database.db);
       const paths = embeddedPaths(dataDir);
-      const attempt = tryLockDirectory(paths, 'admin');
-      if (!attempt.acquired) throw new Error(`the data directory is held by process ${attempt.holder.pid}`);
+      const attempt = await holdDirectory(paths, 'admin');
+      if (!attempt.acquired) throw new Error(`the data directory is held by ${JSON.stringify(attempt.holder)}`);
       try {
         const embedded = await openPglite(paths.pgData);
         try {
@@ -69,7 +72,7 @@ for (const backend of BACKENDS) {
           await embedded.close();
         }
       } finally {
-        attempt.lock.release();
+        await attempt.lock.release();
       }
     }
 
@@ -238,6 +241,8 @@ for (const backend of BACKENDS) {
         { args: ['user', 'add', 'alice@example.com', '--password', '-'], stdin: 'another password\n', message: 'a user alice@example.com already exists' },
         { args: ['user', 'passwd', 'nobody@example.com', '--password', '-'], stdin: 'a fine password\n', message: 'no user nobody@example.com' },
         { args: ['user', 'passwd', 'alice@example.com', '--password', '-'], stdin: 'too short\n', message: 'a password must have 12 to 1024 characters' },
+        { args: ['user', 'passwd', 'alice@example.com', '--password', '-'], stdin: '', message: 'no password on stdin (expected one line)' },
+        { args: ['user', 'passwd', 'alice@example.com', '--password', '-'], stdin: '\n', message: 'no password on stdin (expected one line)' },
         { args: ['user', 'rm', 'Nobody@Example.com'], message: 'no user nobody@example.com' },
         { args: ['mint-token', 'nobody@example.com'], message: 'no user nobody@example.com' },
         { args: ['mint-token', 'alice@example.com', '--days', 'abc'], message: '--days must be a whole number of days' },
@@ -343,6 +348,44 @@ for (const backend of BACKENDS) {
     }, 90_000);
   });
 }
+
+describe.skipIf(!postgresAvailable())('spec: migrations run before any CLI command touches the database [postgres]', () => {
+  it('ledger user add on a freshly created, empty PostgreSQL database migrates it, then adds the user', async () => {
+    const template = new URL(inject('postgresTemplate')!);
+    const maintenance = new URL(template);
+    maintenance.pathname = '/postgres';
+    const name = `ledger_empty_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const url = new URL(template);
+    url.pathname = `/${name}`;
+    const admin = postgres(maintenance.href, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    const fresh = postgres(url.href, { max: 1, onnotice: () => {} });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-empty-'));
+    try {
+      const tables = async () => (await fresh`select table_name from information_schema.tables where table_schema = 'public'`).map((r) => r.table_name as string);
+      expect(await tables()).toEqual([]);
+
+      const added = await runLedger(['user', 'add', 'first@example.com'], { env: { DATABASE_URL: url.href }, cwd: dir });
+      expect(added.stderr).toBe('');
+      expect(added.code).toBe(0);
+      expect(lastLine(added)).toMatch(GENERATED_PASSWORD);
+
+      expect(await tables()).toEqual(expect.arrayContaining(['users', 'tokens', 'accounts', 'transactions', 'entries']));
+      const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+      const [applied] = await fresh`select count(*)::int as n from drizzle.__drizzle_migrations`;
+      expect(applied?.n).toBe(journal.entries.length);
+      const [user] = await fresh`select email, password_hash from users`;
+      expect(user).toMatchObject({ email: 'first@example.com', password_hash: expect.stringMatching(/^\$argon2id\$/) });
+      const list = await runLedger(['user', 'list'], { env: { DATABASE_URL: url.href }, cwd: dir });
+      expect(list.stdout).toBe('first@example.com\t0\tnever\n');
+    } finally {
+      await fresh.end();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 describe('ledger usage errors (README: every failure is one line on stderr starting "ledger:", exit 1)', () => {
   let dir: string;

@@ -280,6 +280,57 @@ describeEachDatabase('errors in the {error} shape: 404, 400, 413, 415 (spec: Err
   });
 });
 
+describeEachDatabase('error rule 7 (D13): every error under /oauth/ carries Cache-Control: no-store, whatever its shape', (h) => {
+  const challenge = `Bearer resource_metadata="${h.config.apiOrigin}/.well-known/oauth-protected-resource"`;
+  const form = (size: number) => `grant_type=authorization_code&code=${'c'.repeat(size - 'grant_type=authorization_code&code='.length)}`;
+
+  it('a body over 1 MiB on POST /oauth/token and /oauth/register is 413 in the OAuth shape with no-store (announced or streamed)', async () => {
+    const cases: [string, string, BodyInit, RequestInit][] = [
+      ['/oauth/token', 'application/x-www-form-urlencoded', form(ONE_MIB + 1), {}],
+      ['/oauth/token', 'application/x-www-form-urlencoded', streamOf(form(2 * ONE_MIB)), { duplex: 'half' } as RequestInit],
+      ['/oauth/register', 'application/json', accountBodyOfSize(ONE_MIB + 1), {}],
+    ];
+    for (const [path, type, body, extra] of cases) {
+      const res = await h.request(path, { method: 'POST', headers: { 'content-type': type }, body, ...extra });
+      expect(res.status, path).toBe(413);
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+      expect(await json(res), path).toEqual({ error: 'invalid_request', error_description: 'the request body is larger than 1 MiB' });
+    }
+    const announced = await h.request('/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * ONE_MIB) },
+      body: 'grant_type=refresh_token',
+    });
+    expect(announced.status).toBe(413);
+    expect(announced.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('without a credential, POST /oauth/authorize/approve and GET /oauth/client_info are the plain 401 with WWW-Authenticate and no-store', async () => {
+    const requests: [string, RequestInit][] = [
+      ['/oauth/authorize/approve', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approve: true }) }],
+      ['/oauth/client_info?client_id=ledger-cli', {}],
+      ['/oauth/client_info?client_id=ledger-cli', { headers: { authorization: 'Bearer lg_not-a-token' } }],
+    ];
+    for (const [path, init] of requests) {
+      const res = await h.request(path, init);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+      expect(res.headers.get('www-authenticate'), path).toBe(challenge);
+      expect(await json(res), path).toEqual({ error: 'authentication required' });
+    }
+  });
+
+  it('outside /oauth/ the same errors keep their shape and say nothing about caching', async () => {
+    const big = await h.request('/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: accountBodyOfSize(ONE_MIB + 1) });
+    expect(big.status).toBe(413);
+    expect(big.headers.get('cache-control')).toBeNull();
+    expect(await json(big)).toEqual({ error: 'the request body is larger than 1 MiB' });
+    const anonymous = await h.request('/accounts');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('cache-control')).toBeNull();
+  });
+});
+
 describeEachDatabase('error rule 3: any other fault is 500 with the generic sentence; the detail is logged only', (h) => {
   let token: string;
   beforeAll(async () => {
@@ -331,6 +382,29 @@ describeEachDatabase('error rule 3: any other fault is 500 with the generic sent
       await h.db.execute(sql`alter table accounts rename column kind_gone to kind`);
     }
     expect(await json(await h.call(token, 'GET', '/accounts'))).toEqual([]);
+  });
+
+  it('POST /oauth/register with the clients table gone: 500 server_error with the generic sentence and no-store, no SQL text', async () => {
+    await h.db.execute(sql`alter table oauth_clients rename to oauth_clients_gone`);
+    try {
+      const from = h.logs.length;
+      const res = await h.request('/oauth/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Fault client', redirect_uris: ['http://127.0.0.1:33418/callback'] }),
+      });
+      expect(res.status).toBe(500);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const text = await res.text();
+      expect(JSON.parse(text)).toEqual({ error: 'server_error', error_description: GENERIC_FAULT });
+      expect(text).not.toMatch(/oauth_clients|relation|select|insert|delete|42P01|does not exist|postgres|pglite|drizzle|query/i);
+      const faults = h.logs.slice(from).filter((l) => l.event === 'request.fault');
+      expect(faults).toHaveLength(1);
+      expect(faults[0]!.fields).toMatchObject({ method: 'POST', path: '/oauth/register' });
+      expect(JSON.stringify(faults[0]!.fields)).toContain('42P01');
+    } finally {
+      await h.db.execute(sql`alter table oauth_clients_gone rename to oauth_clients`);
+    }
   });
 
   it('a fault while checking a bearer token is the generic 500, never disguised as 401', async () => {

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/database';
+import { rowsOf, sqlState } from '../src/db/database';
 import type { AppEnv } from '../src/http/context';
-import { answerError } from '../src/http/errors';
+import { answerError, databaseRefusal } from '../src/http/errors';
 import { insertTransaction } from '../src/transactions';
 import { removeUser } from '../src/users';
 import { describeEachDatabase } from './support/harness';
@@ -112,6 +112,24 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
         ],
       },
     ]);
+  });
+
+  it('entries come back in entry-id order, which is the posted order: not account id, name or amount order', async () => {
+    // The accounts were created Bank, Salary, Food: by id Bank < Salary < Food; by name Bank, Food, Salary.
+    expect(ids.Bank!).toBeLessThan(ids.Salary!);
+    expect(ids.Salary!).toBeLessThan(ids.Food!);
+    // Posted Food, Bank, Salary: neither by id, nor by name, nor by amount (either way), nor reversed.
+    const posted: [number, number][] = [[ids.Food!, 300], [ids.Bank!, -500], [ids.Salary!, 200]];
+    const { id } = await json<{ id: number }>(await post(tx('2026-01-20', 'Three lines', posted)));
+    const [found] = await json<any[]>(await h.call(token, 'GET', '/transactions?from=2026-01-20&to=2026-01-20'));
+    expect(found.id).toBe(id);
+    expect(found.entries).toEqual([
+      { account_id: ids.Food, account_name: 'Food', amount_cents: 300 },
+      { account_id: ids.Bank, account_name: 'Bank', amount_cents: -500 },
+      { account_id: ids.Salary, account_name: 'Salary', amount_cents: 200 },
+    ]);
+    const entryIds = rowsOf<{ id: number }>(await h.db.execute(sql`select id from entries where transaction_id = ${id} order by id`));
+    expect(entryIds).toHaveLength(3);
   });
 
   it('refuses every invalid body with 400 {error} and stores nothing (rule 1, D6)', async () => {
@@ -233,6 +251,35 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
         group by t.id having count(e.id) < 2 or coalesce(sum(e.amount_cents), 0) <> 0`),
     );
     expect(unbalanced).toEqual([]);
+  });
+
+  it('concurrent inserts past our own check: the trigger refuses every unbalanced one with P0001 (400 through the mapper), nothing partial is stored', async () => {
+    const before = await count();
+    const bodies = Array.from({ length: 24 }, (_, i) =>
+      i % 2 === 1
+        ? tx('2026-07-01', `trigger bad ${i}`, [[ids.Bank!, i + 2], [ids.Food!, -1], [ids.Salary!, -i]])
+        : tx('2026-07-01', `trigger good ${i}`, [[ids.Bank!, i + 2], [ids.Food!, -1], [ids.Salary!, -(i + 1)]]),
+    );
+    const outcomes = await Promise.allSettled(bodies.map((b) => insertTransaction(h.db, b, userId)));
+    outcomes.forEach((outcome, i) => {
+      if (i % 2 === 0) {
+        expect(outcome.status, bodies[i]!.description).toBe('fulfilled');
+        return;
+      }
+      expect(outcome.status, bodies[i]!.description).toBe('rejected');
+      const reason = (outcome as PromiseRejectedResult).reason;
+      expect(sqlState(reason), bodies[i]!.description).toBe('P0001');
+      expect(databaseRefusal(reason)).toMatch(/^transaction \d+ does not balance: 3 entries sum to 1$/);
+    });
+    expect(await count()).toBe(before + 12);
+    const stored = rowsOf<{ description: string; n: string; total: string }>(
+      await h.db.execute(sql`
+        select t.description, count(e.id) as n, coalesce(sum(e.amount_cents), 0) as total
+        from transactions t left join entries e on e.transaction_id = t.id
+        where t.occurred_on = '2026-07-01' group by t.id, t.description`),
+    );
+    expect(stored.map((r) => r.description).sort()).toEqual(bodies.filter((_, i) => i % 2 === 0).map((b) => b.description).sort());
+    for (const row of stored) expect([Number(row.n), Number(row.total)], row.description).toEqual([3, 0]);
   });
 });
 

@@ -9,7 +9,8 @@ import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetP
 
 /**
  * The admin commands of the spec as data, so that one function runs them whether the CLI opened
- * the database itself or hands the request to a running `serve` over its admin socket.
+ * the database itself or hands the request to a running `serve` over its admin channel
+ * (src/admin/channel.ts).
  * `password: null` means "generate one and print it once".
  */
 export const AdminRequestSchema = v.variant('op', [

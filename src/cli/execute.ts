@@ -1,18 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendAdminRequest } from '../admin/channel';
+import { holdDirectory, sendAdminRequest, type Holder } from '../admin/channel';
 import { runAdminRequest, type AdminRequest } from '../admin/commands';
 import type { Config } from '../config';
 import { openPglite, openPostgres } from '../db/database';
-import { embeddedPaths, tryLockDirectory, type LockOwner } from '../db/embedded';
+import { BUSY_WAIT_MS, embeddedPaths } from '../db/embedded';
 import { Refusal } from '../errors';
-
-/** How long an admin command waits for another process to let go of the embedded database. */
-const BUSY_WAIT_MS = 15_000;
 
 /**
  * Runs an admin command against the configured database. On PostgreSQL: directly. On the embedded
- * database: directly when no other process holds it, otherwise through the admin socket of the
- * `serve` that holds it (D2); another admin command holding it is waited for.
+ * database: directly when no other process holds it, otherwise through the admin channel of the
+ * `serve` that holds it (D2); another admin command holding it is waited for. A request handed to
+ * the server is sent once: only a request that never left this process is tried again.
  */
 export async function executeAdminRequest(config: Config, request: AdminRequest): Promise<string[]> {
   const target = config.database;
@@ -27,9 +25,9 @@ export async function executeAdminRequest(config: Config, request: AdminRequest)
 
   const paths = embeddedPaths(target.dir);
   const deadline = Date.now() + BUSY_WAIT_MS;
-  let holder: LockOwner;
+  let holder: Holder | undefined;
   for (;;) {
-    const attempt = tryLockDirectory(paths, 'admin');
+    const attempt = await holdDirectory(paths, 'admin');
     if (attempt.acquired) {
       try {
         const database = await openPglite(paths.pgData);
@@ -39,17 +37,21 @@ export async function executeAdminRequest(config: Config, request: AdminRequest)
           await database.close();
         }
       } finally {
-        attempt.lock.release();
+        await attempt.lock.release();
       }
     }
     holder = attempt.holder;
-    if (holder.socket) {
-      const answer = await sendAdminRequest(holder.socket, request).catch(() => undefined);
-      if (answer?.ok) return answer.lines;
-      if (answer) throw new Refusal('invalid', answer.message);
+    if (holder?.serving) {
+      const delivery = await sendAdminRequest(paths, request);
+      if (delivery.delivered) {
+        if (delivery.answer.ok) return delivery.answer.lines;
+        throw new Refusal('invalid', delivery.answer.message);
+      }
+      holder = delivery.holder ?? holder;
     }
     if (Date.now() > deadline) break;
     await sleep(200);
   }
-  throw new Refusal('conflict', `the database in ${target.dir} is in use by process ${holder.pid}`);
+  const by = holder ? `process ${holder.pid}` : 'another process';
+  throw new Refusal('conflict', `the database in ${target.dir} is in use by ${by}`);
 }

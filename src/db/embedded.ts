@@ -1,102 +1,60 @@
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, realpathSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import { Refusal } from '../errors';
 
 /**
  * D2: PGlite takes no lock of its own, so one process at a time opens a data directory. The lock
- * is a file created with O_EXCL holding the owner's pid; a lock whose pid is gone (after a crash)
- * is stale and taken over. `serve` also names its admin socket in the lock, so admin commands run
- * while it serves (src/admin/channel.ts).
+ * is a listening Unix socket in Linux's abstract namespace, named after the directory's real path:
+ * binding it is atomic (of two processes starting together exactly one gets it) and the kernel
+ * frees it when its process ends, however it ends. No file can go stale and no pid can be reused.
+ * The same socket is the admin channel of a running `serve` (src/admin/channel.ts).
  *
- * Layout of the directory: `pg/` is PGlite's PostgreSQL data, `ledger.lock` the lock, `admin.sock`
- * the admin socket of a running `serve`.
+ * Layout of the directory: `pg/` is PGlite's PostgreSQL data; `admin.key`, while `serve` runs, the
+ * secret an admin command must know to use the admin channel (abstract sockets have no file
+ * permissions; the key file has, mode 0600 in a 0700 directory).
  */
 export interface EmbeddedPaths {
   dir: string;
   pgData: string;
-  lockFile: string;
-  adminSocket: string;
+  adminKey: string;
 }
 
 export function embeddedPaths(dir: string): EmbeddedPaths {
-  return {
-    dir,
-    pgData: path.join(dir, 'pg'),
-    lockFile: path.join(dir, 'ledger.lock'),
-    adminSocket: path.join(dir, 'admin.sock'),
-  };
+  return { dir, pgData: path.join(dir, 'pg'), adminKey: path.join(dir, 'admin.key') };
 }
 
-export interface LockOwner {
-  pid: number;
-  role: 'serve' | 'admin';
-  /** Set by `serve` once its admin socket listens. */
-  socket?: string;
+/** How long a command waits for a short-lived holder of the directory (an admin command) to let go. */
+export const BUSY_WAIT_MS = 15_000;
+
+/**
+ * The lock's address: a fixed 72 bytes whatever the length of the directory's path (a socket
+ * path has at most 107). Abstract sockets belong to a network namespace: processes in two
+ * containers with their own networks do not see each other's lock (README).
+ */
+export function lockAddress(dir: string): string {
+  return `\0ledger-${createHash('sha256').update(realpathSync(dir)).digest('hex')}`;
 }
 
-export type LockAttempt = { acquired: true; lock: DirectoryLock } | { acquired: false; holder: LockOwner };
-
-export interface DirectoryLock {
-  /** Announces the admin socket of this process to admin commands. */
-  announceSocket(socket: string): void;
-  release(): void;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+/**
+ * Creates the directory if needed and tries to take its lock: the listening server (whose
+ * connections go to `onConnection`) when this process got it, undefined when another holds it.
+ */
+export async function bindDirectoryLock(
+  paths: EmbeddedPaths,
+  onConnection: (connection: net.Socket) => void,
+): Promise<net.Server | undefined> {
+  if (process.platform !== 'linux') {
+    throw new Refusal(
+      'invalid',
+      'the embedded database needs Linux (its lock is an abstract Unix socket); set DATABASE_URL to a PostgreSQL server',
+    );
   }
-}
-
-function readOwner(lockFile: string): LockOwner | undefined {
-  try {
-    const owner = JSON.parse(readFileSync(lockFile, 'utf8')) as LockOwner;
-    return Number.isInteger(owner.pid) ? owner : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function tryLockDirectory(paths: EmbeddedPaths, role: LockOwner['role']): LockAttempt {
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-  const mine: LockOwner = { pid: process.pid, role };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      writeFileSync(paths.lockFile, JSON.stringify(mine), { flag: 'wx', mode: 0o600 });
-      return { acquired: true, lock: directoryLock(paths, mine) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = readOwner(paths.lockFile);
-    // An unreadable lock is being written right now; a lock of a dead process is stale.
-    if (holder === undefined) continue;
-    if (processAlive(holder.pid) && holder.pid !== process.pid) return { acquired: false, holder };
-    try {
-      unlinkSync(paths.lockFile);
-    } catch {
-      // Another process removed the stale lock first; try again.
-    }
-  }
-  const holder = readOwner(paths.lockFile);
-  return { acquired: false, holder: holder ?? { pid: 0, role: 'admin' } };
-}
-
-function directoryLock(paths: EmbeddedPaths, mine: LockOwner): DirectoryLock {
-  return {
-    announceSocket(socket) {
-      const temporary = `${paths.lockFile}.${process.pid}`;
-      writeFileSync(temporary, JSON.stringify({ ...mine, socket }), { mode: 0o600 });
-      renameSync(temporary, paths.lockFile);
-    },
-    release() {
-      if (readOwner(paths.lockFile)?.pid !== process.pid) return;
-      try {
-        unlinkSync(paths.lockFile);
-      } catch {
-        // Already gone.
-      }
-    },
-  };
+  const server = net.createServer(onConnection);
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
+    server.listen(lockAddress(paths.dir), () => resolve(server));
+  });
 }

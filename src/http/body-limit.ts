@@ -1,4 +1,5 @@
 import type { Context, Next } from 'hono';
+import { BodyTooLarge } from './errors';
 
 /**
  * Refuses request bodies over `maxSize` bytes (D6: 1 MiB → 413). Hono's bodyLimit does the same,
@@ -6,14 +7,17 @@ import type { Context, Next } from 'hono';
  * `new Request(c.req.raw, …)`, which throws on @hono/node-server's own Request object when global
  * objects are not overridden (our servers run with overrideGlobalObjects: false): a 500 for a
  * request anyone can send. Here the rebuilt request is made from the URL, method and headers.
+ * The refusal is thrown, so that src/http/errors.ts answers it in the route's shape (the OAuth
+ * shape with `Cache-Control: no-store` under /oauth/, error rule 7).
  */
-export function limitBody(maxSize: number, refuse: (c: Context) => Response) {
+export function limitBody(maxSize: number, message: string) {
   return async (c: Context, next: Next) => {
     const raw = c.req.raw;
     if (!raw.body) return next();
     const length = raw.headers.get('content-length');
     if (length !== null && !raw.headers.has('transfer-encoding')) {
-      return Number.parseInt(length, 10) > maxSize ? refuse(c) : next();
+      if (Number.parseInt(length, 10) > maxSize) throw new BodyTooLarge(message);
+      return next();
     }
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -24,7 +28,7 @@ export function limitBody(maxSize: number, refuse: (c: Context) => Response) {
       size += value.length;
       if (size > maxSize) {
         await reader.cancel();
-        return refuse(c);
+        throw new BodyTooLarge(message);
       }
       chunks.push(value);
     }

@@ -34,6 +34,14 @@ export class PlainTextRejection extends Error {
   }
 }
 
+/** D6: a request body over the limit; 413 in the route's error shape. */
+export class BodyTooLarge extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BodyTooLarge';
+  }
+}
+
 const STATUS_OF: Record<RefusalReason, ContentfulStatusCode> = {
   invalid: 400,
   forbidden: 403,
@@ -77,40 +85,42 @@ function isOAuthRoute(c: Context<AppEnv>): boolean {
   return c.req.path.startsWith('/oauth/');
 }
 
-/** Error rule 7: every error of the OAuth module carries `Cache-Control: no-store`. */
-function answerOAuth(c: Context<AppEnv>, error: OAuthError): Response {
-  c.header('Cache-Control', 'no-store');
-  return c.json({ error: error.code, error_description: error.description }, error.status);
+/** The OAuth error shape (RFC 6749 §5.2); `Cache-Control: no-store` is already set by answerError. */
+function answerOAuth(c: Context<AppEnv>, code: OAuthError['code'], description: string, status: ContentfulStatusCode): Response {
+  return c.json({ error: code, error_description: description }, status);
 }
 
 /** The one place where errors become HTTP answers, in the spec's shapes (spec: Errors). */
 export function answerError(error: unknown, c: Context<AppEnv>): Response {
+  const oauth = isOAuthRoute(c);
+  // Error rule 7 and D13: no error answered under /oauth/ may be stored, whatever its shape (the
+  // plain 401 of approve, a plain-text rejection, a 413 and a 500 included).
+  if (oauth) c.header('Cache-Control', 'no-store');
   if (error instanceof Unauthenticated) {
     // Error rule 4 — the plain shape on every route, OAuth ones included (spec: approve without credential).
     c.header('WWW-Authenticate', challengeHeader(c.var.config.apiOrigin));
     return c.json({ error: AUTHENTICATION_REQUIRED }, 401);
   }
-  if (error instanceof OAuthError) return answerOAuth(c, error);
-  if (error instanceof PlainTextRejection) {
-    if (isOAuthRoute(c)) c.header('Cache-Control', 'no-store');
-    return c.text(error.message, error.status);
+  if (error instanceof OAuthError) return answerOAuth(c, error.code, error.description, error.status);
+  if (error instanceof PlainTextRejection) return c.text(error.message, error.status);
+  if (error instanceof BodyTooLarge) {
+    return oauth ? answerOAuth(c, 'invalid_request', error.message, 413) : c.json({ error: error.message }, 413);
   }
-  const oauth = isOAuthRoute(c);
   if (error instanceof Refusal) {
     const status = STATUS_OF[error.reason];
-    if (oauth) return answerOAuth(c, new OAuthError('invalid_request', error.message, status === 415 ? 415 : 400));
+    if (oauth) return answerOAuth(c, 'invalid_request', error.message, status === 415 ? 415 : 400);
     return c.json({ error: error.message }, status);
   }
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own rejections (malformed JSON); their messages are fixed strings of the framework.
     const message = error.status === 400 ? 'the request body is not valid JSON' : error.message;
-    if (oauth) return answerOAuth(c, new OAuthError('invalid_request', message));
+    if (oauth) return answerOAuth(c, 'invalid_request', message, 400);
     return c.json({ error: message }, error.status);
   }
   const refusal = oauth ? undefined : databaseRefusal(error);
   if (refusal !== undefined) return c.json({ error: refusal }, 400);
   c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
   // Error rule 3: the fixed sentence; on OAuth routes as server_error.
-  if (oauth) return answerOAuth(c, new OAuthError('server_error', GENERIC_FAULT, 500));
+  if (oauth) return answerOAuth(c, 'server_error', GENERIC_FAULT, 500);
   return c.json({ error: GENERIC_FAULT }, 500);
 }
