@@ -9,6 +9,32 @@ import type { Config } from '../config';
 export const WEB_DIST = fileURLToPath(new URL('../../dist/web', import.meta.url));
 
 /**
+ * Headers on every web-app response. The consent (/authorize) and /device pages must never be
+ * framed (clickjacking: both the old X-Frame-Options and CSP frame-ancestors); the app loads only
+ * its own files and talks only to itself (/config.json) and the API; the consent page's URL
+ * carries the OAuth request's state, so no Referer leaves the app.
+ */
+export function webSecurityHeaders(apiOrigin: string): Record<string, string> {
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${apiOrigin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return {
+    'Content-Security-Policy': csp,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
+
+/**
  * D2/D9: the web app on WEB_BIND_ADDR: the built files, `/config.json` (the API's origin, from
  * the same configuration), and index.html for every other path so that the app's own routes
  * (/authorize, /device…) load on a fresh visit.
@@ -19,7 +45,12 @@ export function createWebApp(config: Config) {
     ? readFileSync(indexFile, 'utf8')
     : '<!doctype html><title>Ledger</title><p>The web app is not built: run <code>npm ci</code> or <code>npm run build:web</code>.</p>';
   const root = path.relative(process.cwd(), WEB_DIST) || '.';
+  const headers = Object.entries(webSecurityHeaders(config.apiOrigin));
   return new Hono()
+    .use('*', async (c, next) => {
+      await next();
+      for (const [name, value] of headers) c.res.headers.set(name, value);
+    })
     .get('/config.json', (c) => c.json({ apiOrigin: config.apiOrigin }))
     .use('/assets/*', serveStatic({ root }))
     .get('*', (c) => c.html(index));

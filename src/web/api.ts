@@ -28,6 +28,23 @@ async function messageOf(res: Response): Promise<string> {
   }
 }
 
+let sessionLost: () => void = () => undefined;
+
+/**
+ * Called when the API answers 401 to a signed-in request: the session expired or was ended
+ * elsewhere. (A refused password or an absent session on /auth/me are ordinary answers.)
+ */
+export function onSessionLost(handler: () => void): void {
+  sessionLost = handler;
+}
+const SIGN_IN_PATHS = ['/auth/login', '/auth/me'];
+
+/** `path?query` without the empty parameters. */
+export function withQuery(path: string, query: Record<string, string | undefined>): string {
+  const params = new URLSearchParams(Object.entries(query).filter((pair): pair is [string, string] => Boolean(pair[1])));
+  return params.size ? `${path}?${params}` : path;
+}
+
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${apiOrigin}${path}`, {
     method,
@@ -35,6 +52,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  if (res.status === 401 && !SIGN_IN_PATHS.includes(path.split('?')[0]!)) sessionLost();
   if (!res.ok) throw new ApiError(res.status, await messageOf(res));
   if (res.status === 204) return undefined as T;
   const type = res.headers.get('content-type') ?? '';

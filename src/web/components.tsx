@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useApp } from './app';
 import { formatCents } from './money';
 
@@ -19,6 +19,34 @@ export function Link({ to, children, className }: { to: string; children: ReactN
       {children}
     </a>
   );
+}
+
+let firstHeading = true;
+
+/**
+ * The page's h1: it names the page in the document title and, when the person arrived from
+ * another page of the app (not on the first load), takes the focus so that screen readers
+ * announce the new page and the keyboard starts from it.
+ */
+export function PageHeading({ children }: { children: string }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} — Ledger`;
+  }, [children]);
+  useEffect(() => {
+    if (firstHeading) firstHeading = false;
+    else ref.current?.focus();
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+/** A table that scrolls sideways on its own on a narrow screen instead of the whole page. */
+export function Scroll({ children }: { children: ReactNode }) {
+  return <div className="scroll">{children}</div>;
 }
 
 export function Money({ cents }: { cents: number }) {
@@ -72,6 +100,7 @@ export function BalanceTable({
   total?: number;
 }) {
   return (
+    <Scroll>
     <table aria-label={caption}>
       {caption && <caption>{caption}</caption>}
       <tbody>
@@ -93,5 +122,6 @@ export function BalanceTable({
         )}
       </tbody>
     </table>
+    </Scroll>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, type ClientView } from '../api';
-import { ErrorNote, Loading, useSubmit } from '../components';
+import { ErrorNote, Loading, PageHeading, useSubmit } from '../components';
 
 /**
  * /authorize (D9): GET /oauth/authorize sends the person here with the request's query. Shows
@@ -34,7 +34,7 @@ export function Consent() {
   }
   return (
     <main className="narrow">
-      <h1>Allow {client.name}?</h1>
+      <PageHeading>{`Allow ${client.name}?`}</PageHeading>
       {client.dynamic && client.first_use && (
         <p className="warning" role="alert">
           This app registered itself and has never been used here. Only continue if you started this just now and

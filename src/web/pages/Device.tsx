@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, type ClientView } from '../api';
-import { ErrorNote, useSubmit } from '../components';
+import { ErrorNote, PageHeading, useSubmit } from '../components';
 
 /** /device (D9): the person types the code shown by a device, sees the app's name, and decides. */
 export function Device() {
@@ -22,7 +22,7 @@ export function Device() {
 
   return (
     <main className="narrow">
-      <h1>Connect a device</h1>
+      <PageHeading>Connect a device</PageHeading>
       {done ? (
         <p role="status">{done}</p>
       ) : !found ? (
@@ -35,7 +35,7 @@ export function Device() {
               autoComplete="off"
               placeholder="ABCD-EFGH"
               value={code}
-              onChange={(e) => setCode(e.target.value)}
+              onChange={(e) => setCode(e.target.value.toUpperCase())}
             />
           </label>
           <ErrorNote error={look.error} />
@@ -55,10 +55,10 @@ export function Device() {
           </p>
           <ErrorNote error={approve.error ?? decline.error} />
           <div className="row">
-            <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy}>
+            <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy || decline.busy}>
               Allow
             </button>
-            <button type="button" className="secondary" onClick={() => void decline.onSubmit()} disabled={decline.busy}>
+            <button type="button" className="secondary" onClick={() => void decline.onSubmit()} disabled={approve.busy || decline.busy}>
               Deny
             </button>
           </div>

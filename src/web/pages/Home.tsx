@@ -1,59 +1,60 @@
 import { useEffect, useState } from 'react';
-import { api, type Account, type Transaction } from '../api';
+import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
-import { BalanceTable, ErrorNote, Link, Loading, Money } from '../components';
-import { formatDate, today } from '../money';
+import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll } from '../components';
+import { daysBefore, formatDate, today } from '../money';
 
-interface Balances {
-  accounts: (Account & { balance_cents: number })[];
-}
+type Balance = Account & { balance_cents: number };
 interface Month {
   month: string;
   income_cents: number;
   expense_cents: number;
 }
 
-/** Home (D9): balances by account in natural sign, this month's money in and out, recent transactions. */
-export function Home() {
+const RECENT = 8;
+
+/**
+ * The latest transactions without loading the whole history: the last month, and the last year
+ * when that month holds fewer than RECENT (GET /transactions filters by dates only).
+ */
+async function recentTransactions(): Promise<Transaction[]> {
+  const to = today();
+  let list: Transaction[] = [];
+  for (const days of [31, 366]) {
+    list = await api<Transaction[]>('GET', withQuery('/transactions', { from: daysBefore(to, days), to }));
+    if (list.length >= RECENT) break;
+  }
+  return list.slice(0, RECENT);
+}
+
+/** What a transaction moved: the sum of its positive entries (the same figure as its negative ones). */
+const amountOf = (t: Transaction) => t.entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0);
+
+function MonthCards({ month }: { month: Month | null }) {
   const { words } = useApp();
-  const [balances, setBalances] = useState<Balances | null>(null);
-  const [month, setMonth] = useState<Month | null>(null);
-  const [recent, setRecent] = useState<Transaction[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    const first = `${today().slice(0, 8)}01`;
-    Promise.all([
-      api<Balances>('GET', '/reports/balances'),
-      api<Month[]>('GET', `/reports/monthly?from=${first}&to=${today()}`),
-      api<Transaction[]>('GET', '/transactions'),
-    ])
-      .then(([b, m, t]) => {
-        setBalances(b);
-        setMonth(m.at(-1) ?? null);
-        setRecent(t.slice(0, 8));
-      })
-      .catch((e: Error) => setError(e.message));
-  }, []);
-
-  if (error) return <ErrorNote error={error} />;
-  if (!balances || !recent) return <Loading />;
-  const assets = balances.accounts.filter((a) => a.kind === 'asset');
   return (
-    <main>
-      <h1>Home</h1>
-      <section className="cards" aria-label="This month">
-        <div className="card">
-          <h2>{words.moneyIn} this month</h2>
-          <Money cents={month?.income_cents ?? 0} />
-        </div>
-        <div className="card">
-          <h2>{words.moneyOut} this month</h2>
-          <Money cents={month?.expense_cents ?? 0} />
-        </div>
-      </section>
-      <section aria-labelledby="balances-heading">
-        <h2 id="balances-heading">{words.kinds.asset}</h2>
+    <section className="cards" aria-label="This month">
+      <div className="card">
+        <h2>{words.moneyIn} this month</h2>
+        <Money cents={month?.income_cents ?? 0} />
+      </div>
+      <div className="card">
+        <h2>{words.moneyOut} this month</h2>
+        <Money cents={month?.expense_cents ?? 0} />
+      </div>
+    </section>
+  );
+}
+
+/** What we have (assets) and what we owe (liabilities), each in its natural sign (D6). */
+function BalancesSections({ balances }: { balances: Balance[] }) {
+  const { words } = useApp();
+  const assets = balances.filter((a) => a.kind === 'asset');
+  const liabilities = balances.filter((a) => a.kind === 'liability');
+  return (
+    <>
+      <section aria-labelledby="assets-heading">
+        <h2 id="assets-heading">{words.kinds.asset}</h2>
         {assets.length === 0 ? (
           <p>
             No accounts yet. <Link to="/accounts">Add one</Link>.
@@ -62,21 +63,85 @@ export function Home() {
           <BalanceTable lines={assets} />
         )}
       </section>
-      <section aria-labelledby="recent-heading">
-        <h2 id="recent-heading">Recent transactions</h2>
-        {recent.length === 0 ? (
-          <p>Nothing recorded yet.</p>
-        ) : (
-          <ul className="plain">
-            {recent.map((t) => (
-              <li key={t.id}>
-                {formatDate(t.occurred_on)} — {t.description}
-              </li>
-            ))}
-          </ul>
-        )}
+      {liabilities.length > 0 && (
+        <section aria-labelledby="liabilities-heading">
+          <h2 id="liabilities-heading">{words.kinds.liability}</h2>
+          <BalanceTable lines={liabilities} />
+        </section>
+      )}
+    </>
+  );
+}
+
+function RecentTable({ recent }: { recent: Transaction[] }) {
+  return (
+    <section aria-labelledby="recent-heading">
+      <h2 id="recent-heading">Recent transactions</h2>
+      {recent.length === 0 ? (
+        <p>Nothing recorded in the last year.</p>
+      ) : (
+        <Scroll>
+          <table aria-labelledby="recent-heading">
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Description</th>
+                <th scope="col" className="num">
+                  Amount
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.map((t) => (
+                <tr key={t.id}>
+                  <td>{formatDate(t.occurred_on)}</td>
+                  <th scope="row">{t.description}</th>
+                  <td className="num">
+                    <Money cents={amountOf(t)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Scroll>
+      )}
+      <p>
         <Link to="/transactions">All transactions</Link>
-      </section>
+      </p>
+    </section>
+  );
+}
+
+/** Home (D9): balances by account in natural sign, this month's money in and out, recent transactions. */
+export function Home() {
+  const [data, setData] = useState<{ balances: Balance[]; month: Month | null; recent: Transaction[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const day = today();
+    Promise.all([
+      api<{ accounts: Balance[] }>('GET', withQuery('/reports/balances', { as_of: day })),
+      api<Month[]>('GET', withQuery('/reports/monthly', { from: `${day.slice(0, 8)}01`, to: day })),
+      recentTransactions(),
+    ])
+      .then(([b, m, recent]) => setData({ balances: b.accounts, month: m.at(-1) ?? null, recent }))
+      .catch((e: Error) => setError(e.message));
+  }, []);
+
+  return (
+    <main>
+      <PageHeading>Home</PageHeading>
+      {error ? (
+        <ErrorNote error={error} />
+      ) : !data ? (
+        <Loading />
+      ) : (
+        <>
+          <MonthCards month={data.month} />
+          <BalancesSections balances={data.balances} />
+          <RecentTable recent={data.recent} />
+        </>
+      )}
     </main>
   );
 }

@@ -1,0 +1,83 @@
+import { useEffect, useState } from 'react';
+import { api, withQuery, type Account } from '../api';
+import { ErrorNote, Money, Scroll } from '../components';
+import { formatDate } from '../money';
+
+interface RegisterView {
+  opening_balance_cents: number;
+  closing_balance_cents: number;
+  entries: { transaction_id: number; occurred_on: string; description: string; amount_cents: number; balance_cents: number }[];
+}
+
+function RegisterTable({ register }: { register: RegisterView }) {
+  return (
+    <Scroll>
+      <table aria-labelledby="register-heading">
+        <thead>
+          <tr>
+            <th scope="col">Date</th>
+            <th scope="col">Description</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Balance</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td colSpan={3}>Opening balance</td>
+            <td className="num">
+              <Money cents={register.opening_balance_cents} />
+            </td>
+          </tr>
+          {register.entries.map((e, i) => (
+            <tr key={i}>
+              <td>{formatDate(e.occurred_on)}</td>
+              <td>{e.description}</td>
+              <td className="num">
+                <Money cents={e.amount_cents} />
+              </td>
+              <td className="num">
+                <Money cents={e.balance_cents} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Scroll>
+  );
+}
+
+/** One account's entries over the period with the running balance (natural sign). */
+export function Register({ accounts, period }: { accounts: Account[]; period: { from: string; to: string } }) {
+  const [registerOf, setRegisterOf] = useState('');
+  const [register, setRegister] = useState<RegisterView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!registerOf) return setRegister(null);
+    api<RegisterView>('GET', withQuery(`/reports/accounts/${registerOf}/register`, period))
+      .then((r) => {
+        setRegister(r);
+        setError(null);
+      })
+      .catch((e: Error) => setError(e.message));
+  }, [registerOf, period]);
+
+  return (
+    <section aria-labelledby="register-heading">
+      <h2 id="register-heading">Account register</h2>
+      <label>
+        Account
+        <select value={registerOf} onChange={(e) => setRegisterOf(e.target.value)}>
+          <option value="">Choose…</option>
+          {accounts.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <ErrorNote error={error} />
+      {register && <RegisterTable register={register} />}
+    </section>
+  );
+}

@@ -1,0 +1,69 @@
+import { useRef } from 'react';
+import type { Account } from '../api';
+import { formatCents, parseSignedMoney } from '../money';
+import { AccountSelect } from './AccountSelect';
+
+export interface Line {
+  account: string;
+  amount: string;
+}
+export const blankLines = (): Line[] => [
+  { account: '', amount: '' },
+  { account: '', amount: '' },
+];
+
+/** The entries of a split, or an error naming the first line that is not filled in properly. */
+export function entriesOf(lines: Line[]): { account_id: number; amount_cents: number }[] {
+  return lines.map((line, i) => {
+    const cents = parseSignedMoney(line.amount);
+    if (cents === null || !line.account) throw new Error(`Line ${i + 1}: choose an account and an amount like 12.50 or -12.50.`);
+    return { account_id: Number(line.account), amount_cents: cents };
+  });
+}
+
+/** The running total of the lines typed so far, and what is left to balance (it must reach zero). */
+function Balance({ lines }: { lines: Line[] }) {
+  const amounts = lines.map((l) => parseSignedMoney(l.amount));
+  const total = amounts.reduce<number>((sum, cents) => sum + (cents ?? 0), 0);
+  const complete = amounts.every((cents) => cents !== null);
+  return (
+    <output className="split-balance" aria-live="polite">
+      Total of the entries: {formatCents(total)}.{' '}
+      {total === 0 && complete ? 'Balanced.' : `Remaining to balance: ${formatCents(-total || 0)}.`}
+    </output>
+  );
+}
+
+/** The lines of a split (at least two): an account and a signed amount each. */
+export function SplitLines({ accounts, lines, onChange }: { accounts: Account[]; lines: Line[]; onChange(lines: Line[]): void }) {
+  const add = useRef<HTMLButtonElement>(null);
+  const update = (i: number, change: Partial<Line>) => onChange(lines.map((l, j) => (j === i ? { ...l, ...change } : l)));
+  const remove = (i: number) => {
+    onChange(lines.filter((_, j) => j !== i));
+    // The removed line's button is gone: keep the keyboard in the form.
+    add.current?.focus();
+  };
+  return (
+    <fieldset>
+      <legend>Entries (positive goes into an account, negative comes out; they must add up to zero)</legend>
+      {lines.map((line, i) => (
+        <div className="row" key={i}>
+          <AccountSelect label={`Account ${i + 1}`} accounts={accounts} value={line.account} onChange={(account) => update(i, { account })} />
+          <label>
+            Amount {i + 1}
+            <input inputMode="decimal" required value={line.amount} onChange={(e) => update(i, { amount: e.target.value })} />
+          </label>
+          {lines.length > 2 && (
+            <button type="button" className="secondary" onClick={() => remove(i)}>
+              Remove line {i + 1}
+            </button>
+          )}
+        </div>
+      ))}
+      <Balance lines={lines} />
+      <button type="button" className="secondary" ref={add} onClick={() => onChange([...lines, { account: '', amount: '' }])}>
+        Add a line
+      </button>
+    </fieldset>
+  );
+}
