@@ -44,11 +44,14 @@ export interface BearerIdentity {
 /**
  * Resolves `Authorization: Bearer <token>` by the SHA-256 digest of the token: an access token,
  * neither revoked nor expired, audienced to this API (RFC 8707). Anything else is no identity.
+ * `recordUse: false` checks without stamping: a request refused anyway (the 403 of a session-only
+ * route) is not a use of the token and changes nothing (error rule 5).
  */
 export async function authenticateBearer(
   db: Db,
   token: string,
   audience: string,
+  { recordUse = true }: { recordUse?: boolean } = {},
 ): Promise<BearerIdentity | undefined> {
   const hash = sha256Hex(token);
   const [row] = await db
@@ -71,7 +74,7 @@ export async function authenticateBearer(
       ),
     );
   if (!row) return undefined;
-  if (usageStampDue(row.lastUsedAt)) await recordTokenUse(db, hash);
+  if (recordUse && usageStampDue(row.lastUsedAt)) await recordTokenUse(db, hash);
   const { lastUsedAt: _, ...identity } = row;
   return identity;
 }

@@ -258,7 +258,7 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
         }[];
         const stored = list.find((x) => x.id === id)!;
         expect(stored.description).toBe((t.description as string).trim());
-        expect(stored.entries.map((e) => [e.account_id, e.amount_cents])).toEqual(t.entries.map((e) => [e.account_id, (e.amount_cents as number) + 0]));
+        expect(stored.entries.map((e) => [e.account_id, e.amount_cents])).toEqual((t.entries as { account_id: unknown; amount_cents: unknown }[]).map((e) => [e.account_id, (e.amount_cents as number) + 0]));
       }),
       { numRuns: RUNS },
     );

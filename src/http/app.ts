@@ -19,6 +19,7 @@ import { reportRoutes } from './reports';
 import { settingsRoutes } from './settings';
 import { transactionRoutes } from './transactions';
 import { webauthnRoutes } from './webauthn';
+import { requireFull } from './tiers';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -61,13 +62,14 @@ export function createApp(deps: AppDeps) {
   });
   app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 
-  app.use(limitBody(MAX_BODY_BYTES, (c) => c.json({ error: 'the request body is larger than 1 MiB' }, 413)));
+  app.use(limitBody(MAX_BODY_BYTES, 'the request body is larger than 1 MiB'));
 
   app.get('/health', (c) => c.text('ok'));
-  // The API's description is public, like the discovery documents: it holds no data of the books.
+  // Spec: Authentication — every route not listed as open requires the full tier; the API's
+  // description is not listed, so a developer reads it with a token or a signed-in session.
   const document = openApiDocument(deps.config.apiOrigin);
-  app.get('/openapi.json', (c) => c.json(document));
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Ledger API' }));
+  app.get('/openapi.json', requireFull, (c) => c.json(document));
+  app.get('/docs', requireFull, Scalar({ url: '/openapi.json', pageTitle: 'Ledger API' }));
   app.route('/.well-known', discoveryRoutes);
   app.route('/oauth', oauthRoutes);
   app.route('/auth/webauthn', webauthnRoutes);

@@ -1,9 +1,6 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { tokens } from '../db/schema';
 import { forbidden } from '../errors';
-import { sha256Hex } from '../secrets';
 import { findSession, type SessionView } from '../sessions';
 import { authenticateBearer } from '../tokens';
 import { recordUserSeen } from '../users';
@@ -34,22 +31,11 @@ async function bearerIdentity(c: Ctx, header: string): Promise<Identity> {
  * stamping its last use or the user's last seen: a session-only route refuses a valid bearer with
  * 403 and that refusal changes nothing (error rule 5), while an invalid one is still the 401 (D13).
  */
+/** A valid bearer token, checked without recording a use (the request is refused anyway). */
 async function isValidBearer(c: Ctx, header: string): Promise<boolean> {
   const token = BEARER.exec(header)?.[1];
   if (!token) return false;
-  const [row] = await c.var.db
-    .select({ hash: tokens.hash })
-    .from(tokens)
-    .where(
-      and(
-        eq(tokens.hash, sha256Hex(token)),
-        eq(tokens.kind, 'access'),
-        eq(tokens.audience, c.var.config.apiOrigin),
-        isNull(tokens.revokedAt),
-        gt(tokens.expiresAt, sql`now()`),
-      ),
-    );
-  return row !== undefined;
+  return (await authenticateBearer(c.var.db, token, c.var.config.apiOrigin, { recordUse: false })) !== undefined;
 }
 
 async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
