@@ -1,11 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { z } from 'zod';
-import { createAccount, listAccounts, NewAccountSchema } from './accounts';
+import { ACCOUNT_NAME_MAX, createAccount, listAccounts, NewAccountSchema } from './accounts';
 import type { Db } from './db/database';
-import type { BookStyle } from './db/schema';
-import { Refusal } from './errors';
+import { accountKind, bookStyle, type AccountKind, type BookStyle } from './db/schema';
+import { invalid, Refusal } from './errors';
 import {
   AsOfSchema,
   balanceSheetReport,
@@ -15,45 +16,286 @@ import {
   PeriodSchema,
 } from './reports';
 import { getSettings } from './settings';
-import { describeIssues } from './text';
+import { dateString, describeIssues } from './text';
 import {
+  AMOUNT_MAX,
   deleteTransaction,
+  DESCRIPTION_MAX,
+  INT4_MAX,
   listTransactions,
   NewTransactionSchema,
   postTransaction,
   TransactionRangeSchema,
 } from './transactions';
 
-/** D12: the words of MCP tool descriptions, keyed by book_style (figures never change). */
-const VOCABULARY: Record<BookStyle, Record<'assets' | 'income' | 'expenses' | 'moneyIn' | 'moneyOut' | 'move', string>> = {
-  personal: {
-    assets: 'Accounts (money we have)',
-    income: 'Income',
-    expenses: 'Spending categories',
-    moneyIn: 'Money in',
-    moneyOut: 'Money out',
-    move: 'Move money',
-  },
-  club: {
-    assets: 'Funds (bank, cash box)',
-    income: 'Receipts (dues, donations, events)',
-    expenses: 'Payments (venue, kit, events)',
-    moneyIn: 'Record a receipt',
-    moneyOut: 'Record a payment',
-    move: 'Transfer between funds',
-  },
-};
-
 export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 500;
 
-/** A refusal the HTTP API would give, as a tool error with the same message (D8). */
-class ToolRefusal extends Error {}
+// ---------------------------------------------------------------------------------------------
+// Arguments (D8: a bad argument is refused with the message the HTTP API gives). Each tool's
+// arguments are checked by a valibot schema: the HTTP route's own where one exists, else worded
+// like it for the tool's own fields.
 
-/** Validates with the same valibot schema as the HTTP route, so that messages are the same (D8). */
+const REPORTS = ['balances', 'balance_sheet', 'income_statement', 'monthly'] as const;
+
+const LIMIT_MESSAGE = `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`;
+/** As DELETE /transactions/{id} words it (pathId); an id too large for any row is 'no such transaction'. */
+const TRANSACTION_ID_MESSAGE = 'the transaction id must be a positive integer';
+/** D8: amounts of the two-entry tools are integer cents above 0, within the D6 limit. */
+const AMOUNT_MESSAGE = `amount_cents must be an integer from 1 to ${AMOUNT_MAX}`;
+
+/** An account id of a two-entry tool, worded like an entry's account_id (EntrySchema) under its own name. */
+function accountIdArg(field: string, description: string) {
+  return v.pipe(
+    v.number(`${field} must be an integer`),
+    v.integer(`${field} must be an integer`),
+    v.minValue(1, `${field} must be a positive integer`),
+    v.maxValue(INT4_MAX, `${field} names no account`),
+    v.description(description),
+  );
+}
+
+const occurredOnArg = v.optional(
+  v.pipe(dateString('occurred_on'), v.description('the date, YYYY-MM-DD; today (UTC) when left out')),
+);
+
+/** Money in, money out and move: one shape, two entries (D6: client words for one transaction shape). */
+const TwoEntryArgs = v.object({
+  from_account_id: accountIdArg('from_account_id', 'the account the money comes from'),
+  to_account_id: accountIdArg('to_account_id', 'the account the money goes to'),
+  amount_cents: v.pipe(
+    v.number(AMOUNT_MESSAGE),
+    v.integer(AMOUNT_MESSAGE),
+    v.minValue(1, AMOUNT_MESSAGE),
+    v.maxValue(AMOUNT_MAX, AMOUNT_MESSAGE),
+    v.description('the amount in cents, a whole number above 0 (12.50 is 1250)'),
+  ),
+  occurred_on: occurredOnArg,
+  description: v.pipe(
+    NewTransactionSchema.entries.description,
+    v.description(`what it was for, at most ${DESCRIPTION_MAX} characters`),
+  ),
+});
+
+const ARGS = {
+  list_accounts: v.object({}),
+  create_account: NewAccountSchema,
+  get_settings: v.object({}),
+  list_transactions: v.object({
+    ...TransactionRangeSchema.entries,
+    limit: v.optional(
+      v.pipe(
+        v.number(LIMIT_MESSAGE),
+        v.integer(LIMIT_MESSAGE),
+        v.minValue(1, LIMIT_MESSAGE),
+        v.maxValue(LIST_LIMIT_MAX, LIMIT_MESSAGE),
+        v.description(`at most this many transactions (default ${LIST_LIMIT_DEFAULT})`),
+      ),
+    ),
+  }),
+  delete_transaction: v.object({
+    id: v.pipe(
+      v.number(TRANSACTION_ID_MESSAGE),
+      v.integer(TRANSACTION_ID_MESSAGE),
+      v.minValue(1, TRANSACTION_ID_MESSAGE),
+      v.maxValue(INT4_MAX, 'no such transaction'),
+    ),
+  }),
+  // POST /transactions' body, except that the date may be left out (D8).
+  record_transaction: v.object({ ...NewTransactionSchema.entries, occurred_on: occurredOnArg }),
+  record_money_in: TwoEntryArgs,
+  record_money_out: TwoEntryArgs,
+  move_money: TwoEntryArgs,
+  // The query parameters of the /reports/* routes; each report reads the ones it takes.
+  get_report: v.object({
+    report: v.picklist(REPORTS, `report must be one of ${REPORTS.join(', ')}`),
+    ...AsOfSchema.entries,
+    ...PeriodSchema.entries,
+  }),
+} satisfies Record<string, v.GenericSchema>;
+
+type ToolName = keyof typeof ARGS;
+type ArgsOf<N extends ToolName> = v.InferOutput<(typeof ARGS)[N]>;
+
+/**
+ * The SDK checks arguments against the zod schema it advertises, and answers a failure with its own
+ * "Input validation error" and zod's text (not D8's message). So the zod schema given to it accepts
+ * any object and only carries, as JSON Schema metadata, the valibot schema's JSON form (converted
+ * as for /openapi.json); the valibot schema then checks the arguments inside the tool.
+ */
+function advertised(schema: v.GenericSchema) {
+  const { $schema: _, ...json } = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore' });
+  return z.looseObject({}).meta(json);
+}
+
+type AdvertisedArgs = ReturnType<typeof advertised>;
+const INPUT_SCHEMAS = Object.fromEntries(
+  Object.entries(ARGS).map(([name, schema]) => [name, advertised(schema)]),
+) as Record<ToolName, AdvertisedArgs>;
+
+// ---------------------------------------------------------------------------------------------
+// Structured output (D8), in the shapes of the HTTP routes (D7 for reports); the SDK checks our
+// results against them.
+
+const centsOut = z.number().int();
+const accountOut = z.object({ id: z.number().int(), name: z.string(), kind: z.enum(accountKind.enumValues) });
+const transactionOut = z.object({
+  id: z.number().int(),
+  occurred_on: z.string(),
+  description: z.string(),
+  created_by_email: z.string().nullable(),
+  entries: z.array(z.object({ account_id: z.number().int(), account_name: z.string(), amount_cents: centsOut })),
+});
+const sectionOut = z
+  .object({
+    lines: z.array(z.object({ id: z.number().int(), name: z.string(), balance_cents: centsOut })),
+    total_cents: centsOut,
+  })
+  .describe('every account of the section, zero balances included, in the list_accounts order');
+
+/** D7: one shape per report; balances in natural sign (D6). */
+const REPORT_OUT = {
+  balances: z
+    .object({
+      as_of: z.string(),
+      accounts: z.array(accountOut.extend({ balance_cents: centsOut })),
+      totals: z.object({ asset: centsOut, liability: centsOut, equity: centsOut, income: centsOut, expense: centsOut }),
+    })
+    .describe('report "balances": every account with its balance as of as_of, and the total of each kind'),
+  balance_sheet: z
+    .object({
+      as_of: z.string(),
+      assets: sectionOut,
+      liabilities: sectionOut,
+      equity: sectionOut,
+      net_income_cents: centsOut.describe('income minus expense up to as_of'),
+      balanced: z.boolean().describe('assets = liabilities + equity + net income'),
+    })
+    .describe('report "balance_sheet" as of as_of'),
+  income_statement: z
+    .object({ from: z.string(), to: z.string(), income: sectionOut, expenses: sectionOut, net_cents: centsOut })
+    .describe('report "income_statement" from `from` to `to`; net_cents = income minus expenses'),
+  monthly: z
+    .array(z.object({ month: z.string(), income_cents: centsOut, expense_cents: centsOut, net_cents: centsOut }))
+    .describe('report "monthly": one row per month YYYY-MM, oldest first, months without transactions as zeros'),
+};
+
+type ReportOut<R extends keyof typeof REPORT_OUT> = z.infer<(typeof REPORT_OUT)[R]>;
+
+const idOut = { id: z.number().int() };
+
+const OUTPUT = {
+  list_accounts: { accounts: z.array(accountOut) },
+  create_account: accountOut.shape,
+  get_settings: { book_style: z.enum(bookStyle.enumValues) },
+  list_transactions: { transactions: z.array(transactionOut) },
+  delete_transaction: { deleted: z.number().int() },
+  record_transaction: idOut,
+  record_money_in: idOut,
+  record_money_out: idOut,
+  move_money: idOut,
+  get_report: {
+    report: z.enum(REPORTS),
+    result: z.union([REPORT_OUT.balances, REPORT_OUT.balance_sheet, REPORT_OUT.income_statement, REPORT_OUT.monthly]),
+  },
+} satisfies Record<ToolName, z.ZodRawShape>;
+
+// ---------------------------------------------------------------------------------------------
+// Descriptions (D12: wording follows book_style; figures never change).
+
+interface Words {
+  kinds: Record<AccountKind, string>;
+  moneyIn: string;
+  moneyOut: string;
+  move: string;
+  balanceSheet: string;
+  incomeStatement: string;
+  /** Examples are wording too: where money in comes from, what money out pays for. */
+  source: string;
+  purpose: string;
+}
+
+/** D12: the one table of MCP description words, keyed by book_style (the web app keeps its own). */
+const VOCABULARY: Record<BookStyle, Words> = {
+  personal: {
+    kinds: {
+      asset: 'Accounts (money we have)',
+      liability: 'What we owe',
+      equity: 'Starting balances',
+      income: 'Income',
+      expense: 'Spending categories',
+    },
+    moneyIn: 'Money in',
+    moneyOut: 'Money out',
+    move: 'Move money',
+    balanceSheet: 'What we have and owe',
+    incomeStatement: 'Money in and out',
+    source: 'a salary',
+    purpose: 'groceries',
+  },
+  club: {
+    kinds: {
+      asset: 'Funds (bank, cash box)',
+      liability: 'What the club owes',
+      equity: 'Reserves',
+      income: 'Receipts (dues, donations, events)',
+      expense: 'Payments (venue, kit, events)',
+    },
+    moneyIn: 'Record a receipt',
+    moneyOut: 'Record a payment',
+    move: 'Transfer between funds',
+    balanceSheet: 'Statement of funds',
+    incomeStatement: 'Income and expenditure',
+    source: 'membership dues',
+    purpose: 'venue hire',
+  },
+};
+
+/** Every tool description, built from the words of one book style only. */
+function describeTools(w: Words): Record<ToolName, string> {
+  const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
+  const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
+  return {
+    list_accounts: `List every account with its id, name and kind (${kinds}).`,
+    create_account: `Create an account with a unique name (at most ${ACCOUNT_NAME_MAX} characters) and a kind (${kinds}).`,
+    get_settings: 'Read the settings: book_style is "personal" (a household) or "club" (a club or association).',
+    list_transactions:
+      'List transactions, newest first, each with its entries (positive amounts go into an account, negative come ' +
+      `out of it). Optional date bounds are inclusive; limit defaults to ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}.`,
+    delete_transaction: 'Delete a transaction and its entries, by id.',
+    record_transaction:
+      'Record a transaction with two or more entries that sum to zero (positive = into an account, negative = out ' +
+      'of it). occurred_on defaults to today.',
+    record_money_in:
+      `${w.moneyIn}: money arrives in an account (to_account_id, e.g. the bank) from a source (from_account_id, ` +
+      `an income account such as ${w.source}); ${twoEntries}.`,
+    record_money_out:
+      `${w.moneyOut}: money leaves an account (from_account_id, e.g. the bank) for a purpose (to_account_id, ` +
+      `an expense account such as ${w.purpose}); ${twoEntries}.`,
+    move_money: `${w.move}: money moves from one account to another, e.g. from the bank to the cash box; ${twoEntries}.`,
+    get_report:
+      `Read a report, figures in cents: "balances" (every account as of as_of), "balance_sheet" (${w.balanceSheet} ` +
+      `as of as_of), "income_statement" (${w.incomeStatement} between from and to) or "monthly" (income and expense ` +
+      'totals per month between from and to). as_of defaults to today; from and to to the first and last transaction dates.',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a tool.
+
+export interface McpContext {
+  db: Db;
+  userId: number;
+  /** Turns a database error into the message the HTTP API would give (400), or undefined for a fault. */
+  explainDatabaseRefusal: (error: unknown) => string | undefined;
+  /** Records an unexpected fault of `tool` and returns the only sentence the caller may see (error rule 3). */
+  reportFault: (error: unknown, tool: string) => string;
+}
+
+/** Checks arguments with the tool's valibot schema; a failure is a refusal worded as the HTTP API's (D8). */
 function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
-  if (!result.success) throw new ToolRefusal(describeIssues(result.issues));
+  if (!result.success) throw invalid(describeIssues(result.issues));
   return result.output;
 }
 
@@ -61,204 +303,88 @@ function today(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-function ok(structured: Record<string, unknown>): CallToolResult {
+function success(structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-/**
- * Runs a tool body: our refusals and the database's (the balance trigger, an unknown account) are
- * tool results with `isError: true`, never a protocol error. The HTTP error mapper decides which
- * database errors are the caller's, so the two surfaces answer alike.
- */
-async function run(body: () => Promise<Record<string, unknown>>, explain: (error: unknown) => string | undefined) {
-  try {
-    return ok(await body());
-  } catch (error) {
-    const message =
-      error instanceof ToolRefusal || error instanceof Refusal ? error.message : explain(error);
-    if (message === undefined) throw error;
-    return { content: [{ type: 'text' as const, text: message }], isError: true };
-  }
+function failure(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-const dateArg = z.string().describe('a date, YYYY-MM-DD');
-const amountArg = z.number().int().positive().describe('the amount in cents, a whole number above 0 (12.50 is 1250)');
-
-const accountShape = z.object({ id: z.number().int(), name: z.string(), kind: z.string() });
-const transactionShape = z.object({
-  id: z.number().int(),
-  occurred_on: z.string(),
-  description: z.string(),
-  created_by_email: z.string().nullable(),
-  entries: z.array(z.object({ account_id: z.number().int(), account_name: z.string(), amount_cents: z.number().int() })),
-});
-
-export interface McpContext {
-  db: Db;
-  userId: number;
-  /** Turns a database error into the message the HTTP API would give (400), or undefined for a fault. */
-  explainDatabaseRefusal: (error: unknown) => string | undefined;
+/**
+ * D8: refusals (ours, the arguments', the database's balance trigger and constraints) are tool
+ * results with isError and the HTTP API's message, never a protocol error. Anything else is a
+ * fault: its text (maybe SQL or driver detail) goes to the log only, and the caller gets the
+ * HTTP 500's fixed sentence (error rule 3).
+ */
+async function run(context: McpContext, tool: ToolName, body: () => Promise<Record<string, unknown>>) {
+  try {
+    return success(await body());
+  } catch (error) {
+    const refusal = error instanceof Refusal ? error.message : context.explainDatabaseRefusal(error);
+    return failure(refusal ?? context.reportFault(error, tool));
+  }
 }
 
 /** D8: a new MCP server per request (stateless transport), with the tools in the instance's vocabulary. */
 export async function createLedgerMcpServer(context: McpContext): Promise<McpServer> {
   const { db, userId } = context;
-  const words = VOCABULARY[(await getSettings(db)).book_style];
+  const descriptions = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
   const server = new McpServer({ name: 'ledger', version: '0.1.0' });
-  const tool = (body: () => Promise<Record<string, unknown>>) => run(body, context.explainDatabaseRefusal);
 
-  const record = async (input: unknown) => {
-    const id = await postTransaction(db, parse(NewTransactionSchema, input), userId);
-    return { id };
+  const tool = <N extends ToolName>(name: N, body: (args: ArgsOf<N>) => Promise<Record<string, unknown>>) => {
+    // Typed without N: the SDK cannot resolve its callback's argument type on a generic index.
+    const inputSchema: AdvertisedArgs = INPUT_SCHEMAS[name];
+    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema: OUTPUT[name] }, (raw) =>
+      run(context, name, () => body(parse(ARGS[name], raw))),
+    );
   };
-  const twoEntries = (description: string, occurredOn: string | undefined, debit: number, credit: number, amount: number) => ({
-    occurred_on: occurredOn ?? today(),
-    description,
-    entries: [
-      { account_id: debit, amount_cents: amount },
-      { account_id: credit, amount_cents: -amount },
-    ],
+
+  /** Money in, money out and move alike: the money goes to `to` (+amount) from `from` (−amount) (D8, D13). */
+  const recordTwoEntries = async (a: ArgsOf<'move_money'>) => ({
+    id: await postTransaction(
+      db,
+      {
+        occurred_on: a.occurred_on ?? today(),
+        description: a.description,
+        entries: [
+          { account_id: a.to_account_id, amount_cents: a.amount_cents },
+          { account_id: a.from_account_id, amount_cents: -a.amount_cents },
+        ],
+      },
+      userId,
+    ),
   });
 
-  server.registerTool(
-    'list_accounts',
-    {
-      description: `List every account with its id, name and kind. Kinds: asset (${words.assets}), liability, equity, income (${words.income}), expense (${words.expenses}).`,
-      inputSchema: {},
-      outputSchema: { accounts: z.array(accountShape) },
-    },
-    () => tool(async () => ({ accounts: await listAccounts(db) })),
-  );
-
-  server.registerTool(
-    'create_account',
-    {
-      description: `Create an account. kind is one of asset (${words.assets}), liability, equity, income (${words.income}) or expense (${words.expenses}).`,
-      inputSchema: { name: z.string().describe('a unique name, at most 100 characters'), kind: z.string().describe('asset, liability, equity, income or expense') },
-      outputSchema: accountShape.shape,
-    },
-    (args) => tool(async () => createAccount(db, parse(NewAccountSchema, args))),
-  );
-
-  server.registerTool(
-    'get_settings',
-    {
-      description: 'Read the settings: book_style is "personal" (a household) or "club" (a club or association).',
-      inputSchema: {},
-      outputSchema: { book_style: z.string() },
-    },
-    () => tool(async () => getSettings(db)),
-  );
-
-  server.registerTool(
-    'list_transactions',
-    {
-      description: `List transactions, newest first, each with its entries (positive amounts go into an account, negative come out of it). Optional date bounds are inclusive; limit defaults to ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}.`,
-      inputSchema: {
-        from: dateArg.optional(),
-        to: dateArg.optional(),
-        limit: z.number().int().min(1).max(LIST_LIMIT_MAX).optional(),
-      },
-      outputSchema: { transactions: z.array(transactionShape) },
-    },
-    ({ limit, ...range }) =>
-      tool(async () => ({
-        transactions: await listTransactions(db, parse(TransactionRangeSchema, range), limit ?? LIST_LIMIT_DEFAULT),
-      })),
-  );
-
-  server.registerTool(
-    'delete_transaction',
-    {
-      description: 'Delete a transaction and its entries, by id.',
-      inputSchema: { id: z.number().int().positive() },
-      outputSchema: { deleted: z.number().int() },
-    },
-    ({ id }) =>
-      tool(async () => {
-        await deleteTransaction(db, id);
-        return { deleted: id };
-      }),
-  );
-
-  server.registerTool(
-    'record_transaction',
-    {
-      description:
-        'Record a transaction with two or more entries that sum to zero (positive = into an account, negative = out of it). occurred_on defaults to today.',
-      inputSchema: {
-        occurred_on: dateArg.optional(),
-        description: z.string(),
-        entries: z.array(z.object({ account_id: z.number().int(), amount_cents: z.number().int() })),
-      },
-      outputSchema: { id: z.number().int() },
-    },
-    ({ occurred_on, ...rest }) => tool(() => record({ occurred_on: occurred_on ?? today(), ...rest })),
-  );
-
-  const simpleArgs = {
-    amount_cents: amountArg,
-    occurred_on: dateArg.optional(),
-    description: z.string(),
-  };
-
-  server.registerTool(
-    'record_money_in',
-    {
-      description: `${words.moneyIn}: money arrives in an account (to_account_id, e.g. the bank) from a source (from_account_id, e.g. an income account such as salary or dues).`,
-      inputSchema: { to_account_id: z.number().int(), from_account_id: z.number().int(), ...simpleArgs },
-      outputSchema: { id: z.number().int() },
-    },
-    (a) => tool(() => record(twoEntries(a.description, a.occurred_on, a.to_account_id, a.from_account_id, a.amount_cents))),
-  );
-
-  server.registerTool(
-    'record_money_out',
-    {
-      description: `${words.moneyOut}: money leaves an account (from_account_id, e.g. the bank) for a purpose (to_account_id, e.g. an expense account such as groceries or venue hire).`,
-      inputSchema: { from_account_id: z.number().int(), to_account_id: z.number().int(), ...simpleArgs },
-      outputSchema: { id: z.number().int() },
-    },
-    (a) => tool(() => record(twoEntries(a.description, a.occurred_on, a.to_account_id, a.from_account_id, a.amount_cents))),
-  );
-
-  server.registerTool(
-    'move_money',
-    {
-      description: `${words.move}: money moves from one account (from_account_id) to another (to_account_id), e.g. from the bank to the cash box.`,
-      inputSchema: { from_account_id: z.number().int(), to_account_id: z.number().int(), ...simpleArgs },
-      outputSchema: { id: z.number().int() },
-    },
-    (a) => tool(() => record(twoEntries(a.description, a.occurred_on, a.to_account_id, a.from_account_id, a.amount_cents))),
-  );
-
-  server.registerTool(
-    'get_report',
-    {
-      description:
-        'Read a report: "balances" (every account as of a date), "balance_sheet" (what we have and owe), "income_statement" (money in and out over a period) or "monthly" (income and spending per month). Figures are in cents.',
-      inputSchema: {
-        report: z.enum(['balances', 'balance_sheet', 'income_statement', 'monthly']),
-        as_of: dateArg.optional(),
-        from: dateArg.optional(),
-        to: dateArg.optional(),
-      },
-      outputSchema: { report: z.string(), result: z.unknown() },
-    },
-    ({ report, as_of, from, to }) =>
-      tool(async () => {
-        switch (report) {
-          case 'balances':
-            return { report, result: await balancesReport(db, parse(AsOfSchema, { as_of })) };
-          case 'balance_sheet':
-            return { report, result: await balanceSheetReport(db, parse(AsOfSchema, { as_of })) };
-          case 'income_statement':
-            return { report, result: await incomeStatementReport(db, parse(PeriodSchema, { from, to })) };
-          case 'monthly':
-            return { report, result: await monthlyReport(db, parse(PeriodSchema, { from, to })) };
-        }
-      }),
-  );
+  tool('list_accounts', async () => ({ accounts: await listAccounts(db) }));
+  tool('create_account', (a) => createAccount(db, a));
+  tool('get_settings', () => getSettings(db));
+  tool('list_transactions', async ({ limit, ...range }) => ({
+    transactions: await listTransactions(db, range, limit ?? LIST_LIMIT_DEFAULT),
+  }));
+  tool('delete_transaction', async ({ id }) => {
+    await deleteTransaction(db, id);
+    return { deleted: id };
+  });
+  tool('record_transaction', async (a) => ({
+    id: await postTransaction(db, { ...a, occurred_on: a.occurred_on ?? today() }, userId),
+  }));
+  tool('record_money_in', recordTwoEntries);
+  tool('record_money_out', recordTwoEntries);
+  tool('move_money', recordTwoEntries);
+  // `satisfies` ties the D7 output shapes above to what the report functions return.
+  tool('get_report', async (a) => {
+    switch (a.report) {
+      case 'balances':
+        return { report: a.report, result: (await balancesReport(db, a)) satisfies ReportOut<'balances'> };
+      case 'balance_sheet':
+        return { report: a.report, result: (await balanceSheetReport(db, a)) satisfies ReportOut<'balance_sheet'> };
+      case 'income_statement':
+        return { report: a.report, result: (await incomeStatementReport(db, a)) satisfies ReportOut<'income_statement'> };
+      case 'monthly':
+        return { report: a.report, result: (await monthlyReport(db, a)) satisfies ReportOut<'monthly'> };
+    }
+  });
 
   return server;
 }

@@ -11,7 +11,8 @@ export const ENTRIES_MIN = 2;
 export const ENTRIES_MAX = 100;
 /** |amount_cents| ≤ 10^15, so 100 entries sum far inside both bigint and a float's exact range. */
 export const AMOUNT_MAX = 10 ** 15;
-const INT4_MAX = 2 ** 31 - 1;
+/** The largest id an integer column holds: a larger id names no row. */
+export const INT4_MAX = 2 ** 31 - 1;
 
 const EntrySchema = v.object(
   {

@@ -4,7 +4,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
+import { rowsOf } from '../src/db/database';
+import { GENERIC_FAULT } from '../src/http/errors';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
@@ -70,8 +73,6 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     }
   });
 
-  const transactionCount = async () => ((await (await h.call(token, 'GET', '/transactions')).json()) as unknown[]).length;
-
   it('without a token answers the spec 401 with the WWW-Authenticate challenge that starts OAuth', async () => {
     const res = await h.request('/mcp', {
       method: 'POST',
@@ -103,16 +104,96 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     }
   });
 
-  it('words tool descriptions in the book style of the instance (D12)', async () => {
-    const describe = async (name: string) => (await client.listTools()).tools.find((t) => t.name === name)?.description;
-    expect(await describe('record_money_in')).toMatch(/^Money in:/);
-    expect(await describe('move_money')).toMatch(/^Move money:/);
+  it('advertises the arguments of the valibot schemas that check them (D8), though the SDK does not enforce them', async () => {
+    const input = Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.inputSchema]));
+    expect(input.record_transaction).toMatchObject({
+      type: 'object',
+      required: ['description', 'entries'],
+      properties: {
+        occurred_on: { type: 'string' },
+        description: { type: 'string', minLength: 1 },
+        entries: {
+          type: 'array',
+          minItems: 2,
+          maxItems: 100,
+          items: { required: ['account_id', 'amount_cents'], properties: { amount_cents: { type: 'integer' } } },
+        },
+      },
+    });
+    expect(input.record_money_in).toMatchObject({
+      required: ['from_account_id', 'to_account_id', 'amount_cents', 'description'],
+      properties: { amount_cents: { type: 'integer', minimum: 1, maximum: 10 ** 15 }, to_account_id: { type: 'integer' } },
+    });
+    expect(input.get_report?.properties).toMatchObject({
+      report: { enum: ['balances', 'balance_sheet', 'income_statement', 'monthly'] },
+      as_of: { type: 'string' },
+    });
+    expect(input.create_account?.properties).toMatchObject({ kind: { enum: ['asset', 'liability', 'equity', 'income', 'expense'] } });
+  });
+
+  it('get_report advertises the D7 shape of each report as its structured output (D7, D8)', async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'get_report')!;
+    type Shape = { type?: string; required?: string[]; properties?: Record<string, Shape>; items?: Shape };
+    const properties = tool.outputSchema?.properties as Record<string, Shape & { anyOf?: Shape[] }>;
+    expect(properties.report).toMatchObject({ enum: ['balances', 'balance_sheet', 'income_statement', 'monthly'] });
+    const [balances, sheet, statement, monthly] = properties.result!.anyOf!;
+    expect(balances!.required).toEqual(['as_of', 'accounts', 'totals']);
+    expect(balances!.properties!.accounts!.items!.required).toEqual(['id', 'name', 'kind', 'balance_cents']);
+    expect(balances!.properties!.totals!.required).toEqual(['asset', 'liability', 'equity', 'income', 'expense']);
+    expect(sheet!.required).toEqual(['as_of', 'assets', 'liabilities', 'equity', 'net_income_cents', 'balanced']);
+    expect(sheet!.properties!.assets!.required).toEqual(['lines', 'total_cents']);
+    expect(sheet!.properties!.assets!.properties!.lines!.items!.required).toEqual(['id', 'name', 'balance_cents']);
+    expect(statement!.required).toEqual(['from', 'to', 'income', 'expenses', 'net_cents']);
+    expect(monthly!.type).toBe('array');
+    expect(monthly!.items!.required).toEqual(['month', 'income_cents', 'expense_cents', 'net_cents']);
+  });
+
+  it('words every tool description in the book style of the instance (D12)', async () => {
+    const descriptions = async () =>
+      Object.fromEntries((await client.listTools()).tools.map((t) => [t.name, t.description ?? '']));
+    const personal = await descriptions();
+    expect(personal.record_money_in).toMatch(/^Money in:/);
+    expect(personal.record_money_out).toMatch(/^Money out:/);
+    expect(personal.move_money).toMatch(/^Move money:/);
+    expect(personal.get_report).toContain('"balance_sheet" (What we have and owe');
+    expect(personal.get_report).toContain('"income_statement" (Money in and out');
+    for (const name of ['list_accounts', 'create_account']) {
+      expect(personal[name]).toContain(
+        'asset: Accounts (money we have); liability: What we owe; equity: Starting balances; income: Income; expense: Spending categories',
+      );
+    }
+
     expect((await h.call(token, 'PUT', '/settings', { book_style: 'club' })).status).toBe(200);
     try {
-      expect(await describe('record_money_in')).toMatch(/^Record a receipt:/);
-      expect(await describe('record_money_out')).toMatch(/^Record a payment:/);
-      expect(await describe('move_money')).toMatch(/^Transfer between funds:/);
-      expect(await describe('list_accounts')).toContain('Funds (bank, cash box)');
+      const club = await descriptions();
+      expect(club.record_money_in).toMatch(/^Record a receipt:/);
+      expect(club.record_money_out).toMatch(/^Record a payment:/);
+      expect(club.move_money).toMatch(/^Transfer between funds:/);
+      expect(club.get_report).toContain('"balance_sheet" (Statement of funds');
+      expect(club.get_report).toContain('"income_statement" (Income and expenditure');
+      for (const name of ['list_accounts', 'create_account']) {
+        expect(club[name]).toContain(
+          'asset: Funds (bank, cash box); liability: What the club owes; equity: Reserves; ' +
+            'income: Receipts (dues, donations, events); expense: Payments (venue, kit, events)',
+        );
+      }
+      // No household wording is left in any description of a club's tools.
+      const householdWords = [
+        'what we have and owe',
+        'money in and out',
+        'money we have',
+        'what we owe',
+        'starting balances',
+        'spending',
+        'money in:',
+        'money out:',
+        'move money',
+        'salary',
+        'groceries',
+      ];
+      for (const [name, text] of Object.entries(club)) {
+        for (const words of householdWords) expect(text.toLowerCase(), `${name} says "${words}" in club style`).not.toContain(words);
+      }
     } finally {
       await h.call(token, 'PUT', '/settings', { book_style: 'personal' });
     }
@@ -188,44 +269,111 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     expect(transactions[0]!.entries).toHaveLength(3);
   });
 
-  it('refusals are tool results with isError and the message the HTTP API gives; nothing changes', async () => {
-    const before = await transactionCount();
-    const unbalanced = {
-      occurred_on: '2026-03-05',
-      description: 'Off by one',
-      entries: [
-        { account_id: ids.Bank, amount_cents: 5 },
-        { account_id: ids.Salary, amount_cents: -4 },
-      ],
-    };
-    const http = (await (await h.call(token, 'POST', '/transactions', unbalanced)).json()) as { error: string };
-    expect(errorText(await call(client, 'record_transaction', unbalanced))).toBe(http.error);
+  /** Everything a refused call could have changed: accounts, transactions and their entries. */
+  const books = async () => ({
+    accounts: await (await h.call(token, 'GET', '/accounts')).json(),
+    transactions: await (await h.call(token, 'GET', '/transactions')).json(),
+  });
 
-    const unknownAccount = { ...unbalanced, entries: [{ account_id: ids.Bank, amount_cents: 5 }, { account_id: 999_999, amount_cents: -5 }] };
-    const httpUnknown = (await (await h.call(token, 'POST', '/transactions', unknownAccount)).json()) as { error: string };
-    expect(errorText(await call(client, 'record_transaction', unknownAccount))).toBe(httpUnknown.error);
-    expect(
-      errorText(
-        await call(client, 'move_money', { from_account_id: ids.Bank, to_account_id: 999_999, amount_cents: 5, description: 'x' }),
-      ),
-    ).toBe(httpUnknown.error);
+  /** The HTTP API's own refusal of the same request: its status and its `{error}` text. */
+  const httpRefusal = async (method: string, path: string, body?: unknown) => {
+    const res = await h.call(token, method, path, body);
+    expect(res.status, `${method} ${path} ${JSON.stringify(body)}`).toBeGreaterThanOrEqual(400);
+    return ((await res.json()) as { error: string }).error;
+  };
 
-    const badDate = { ...unbalanced, occurred_on: '2026-02-30', entries: unknownAccount.entries.slice(0, 1) };
-    const httpDate = (await (await h.call(token, 'POST', '/transactions', badDate)).json()) as { error: string };
-    expect(errorText(await call(client, 'record_transaction', badDate))).toBe(httpDate.error);
-
-    const blank = { to_account_id: ids.Bank, from_account_id: ids.Salary, amount_cents: 5, description: '   ' };
-    expect(errorText(await call(client, 'record_money_in', blank))).toBe('description is required');
-
-    for (const amount_cents of [0, -5, 1.5, '5']) {
-      errorText(await call(client, 'record_money_out', { from_account_id: ids.Bank, to_account_id: ids.Groceries, amount_cents, description: 'x' }));
+  it('D8: record_transaction refuses with the message of POST /transactions, not the SDK text; nothing changes', async () => {
+    const before = await books();
+    /** Bank gets `debit`, `other` (Salary) gets `credit`. */
+    const entries = (debit: unknown, credit: unknown, other = ids.Salary) => [
+      { account_id: ids.Bank, amount_cents: debit },
+      { account_id: other, amount_cents: credit },
+    ];
+    const valid = { occurred_on: '2026-03-05', description: 'Refused', entries: entries(5, -5) };
+    const { description: _, ...withoutDescription } = valid;
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['float amount', { ...valid, entries: entries(1.5, -1.5) }, 'entry 1: amount_cents must be an integer'],
+      ['string amount', { ...valid, entries: entries(5, '-5') }, 'entry 2: amount_cents must be an integer'],
+      ['missing description', withoutDescription, 'description is required'],
+      ['blank description', { ...valid, description: '   ' }, 'description is required'],
+      ['unbalanced', { ...valid, entries: entries(5, -4) }, 'entries must sum to zero: 2 entries sum to 1'],
+      ['unknown account', { ...valid, entries: entries(5, -5, 999_999) }, 'an entry names an account that does not exist'],
+      ['bad date', { ...valid, occurred_on: '2026-02-30' }, 'occurred_on must be a date YYYY-MM-DD'],
+      ['one entry', { ...valid, entries: valid.entries.slice(0, 1) }, 'a transaction needs at least 2 entries'],
+      ['entries not a list', { ...valid, entries: 'Bank 5, Salary -5' }, 'entries must be an array'],
+    ];
+    for (const [rule, args, message] of cases) {
+      expect(await httpRefusal('POST', '/transactions', args), rule).toBe(message);
+      expect(errorText(await call(client, 'record_transaction', args)), rule).toBe(message);
     }
-    expect(errorText(await call(client, 'delete_transaction', { id: 999_999 }))).toBe('no such transaction');
-    expect(errorText(await call(client, 'create_account', { name: 'Bank', kind: 'asset' }))).toBe(
-      'an account with that name already exists',
+    expect(await books()).toEqual(before);
+  });
+
+  it('D8: money in, money out and move refuse in the words of the HTTP API; nothing changes', async () => {
+    const before = await books();
+    const valid = { from_account_id: ids.Bank, to_account_id: ids.Groceries, amount_cents: 5, description: 'Refused' };
+    const { description: _, ...withoutDescription } = valid;
+    const { to_account_id: __, ...withoutTo } = valid;
+    const amount = 'amount_cents must be an integer from 1 to 1000000000000000';
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['float amount', { ...valid, amount_cents: 1.5 }, amount],
+      ['string amount', { ...valid, amount_cents: '5' }, amount],
+      ['zero amount', { ...valid, amount_cents: 0 }, amount],
+      ['negative amount', { ...valid, amount_cents: -5 }, amount],
+      ['amount over the D6 limit', { ...valid, amount_cents: 10 ** 15 + 1 }, amount],
+      ['missing description', withoutDescription, 'description is required'],
+      ['blank description', { ...valid, description: ' ' }, 'description is required'],
+      ['missing account', withoutTo, 'to_account_id is required'],
+      ['fractional account', { ...valid, from_account_id: 1.5 }, 'from_account_id must be an integer'],
+      ['unknown account', { ...valid, to_account_id: 999_999 }, 'an entry names an account that does not exist'],
+      ['bad date', { ...valid, occurred_on: '2026-13-01' }, 'occurred_on must be a date YYYY-MM-DD'],
+    ];
+    for (const tool of ['record_money_in', 'record_money_out', 'move_money']) {
+      for (const [rule, args, message] of cases) {
+        expect(errorText(await call(client, tool, args)), `${tool}: ${rule}`).toBe(message);
+      }
+    }
+    expect(await books()).toEqual(before);
+  });
+
+  it('D8: the other tools refuse with the message of their HTTP route; nothing changes', async () => {
+    const before = await books();
+    for (const id of [0, 1.5, 2 ** 31, 999_999]) {
+      const http = await httpRefusal('DELETE', `/transactions/${id}`);
+      expect(errorText(await call(client, 'delete_transaction', { id })), `id ${id}`).toBe(http);
+    }
+    expect(errorText(await call(client, 'delete_transaction', { id: '7' }))).toBe('the transaction id must be a positive integer');
+    expect(errorText(await call(client, 'delete_transaction', {}))).toBe('id is required');
+
+    const accountBodies = [
+      { name: 'Bank', kind: 'asset' },
+      { name: 'Odd', kind: 'Asset' },
+      { name: 'No kind' },
+      { name: 'x'.repeat(101), kind: 'asset' },
+    ];
+    for (const body of accountBodies) {
+      const http = await httpRefusal('POST', '/accounts', body);
+      expect(errorText(await call(client, 'create_account', body)), JSON.stringify(body)).toBe(http);
+    }
+
+    expect(errorText(await call(client, 'list_transactions', { from: '2026-02-30' }))).toBe(
+      await httpRefusal('GET', '/transactions?from=2026-02-30'),
     );
-    expect(errorText(await call(client, 'create_account', { name: 'Odd', kind: 'Asset' }))).toMatch(/^kind must be one of/);
-    expect(await transactionCount()).toBe(before);
+    for (const limit of [0, 1.5, 501, '10']) {
+      expect(errorText(await call(client, 'list_transactions', { limit })), `limit ${limit}`).toBe('limit must be an integer from 1 to 500');
+    }
+
+    expect(errorText(await call(client, 'get_report', { report: 'balances', as_of: '2026-02-30' }))).toBe(
+      await httpRefusal('GET', '/reports/balances?as_of=2026-02-30'),
+    );
+    expect(errorText(await call(client, 'get_report', { report: 'monthly', from: '2026-13-01' }))).toBe(
+      await httpRefusal('GET', '/reports/monthly?from=2026-13-01'),
+    );
+    expect(errorText(await call(client, 'get_report', { report: 'cash_flow' }))).toBe(
+      'report must be one of balances, balance_sheet, income_statement, monthly',
+    );
+    expect(errorText(await call(client, 'get_report', {}))).toBe('report is required');
+    expect(await books()).toEqual(before);
   });
 
   it('get_report answers each report as the HTTP route does; delete_transaction deletes', async () => {
@@ -243,10 +391,6 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
       const result = await call(client, 'get_report', { report, from: '2026-01-01', to: '2026-12-31' });
       expect(result.structuredContent).toEqual({ report, result: await (await h.call(token, 'GET', path)).json() });
     }
-    expect(errorText(await call(client, 'get_report', { report: 'monthly', from: '2026-13-01' }))).toBe(
-      'from must be a date YYYY-MM-DD',
-    );
-
     const listed = (await call(client, 'list_transactions', {})).structuredContent as { transactions: { id: number }[] };
     const victim = listed.transactions[0]!.id;
     expect((await call(client, 'delete_transaction', { id: victim })).structuredContent).toEqual({ deleted: victim });
@@ -257,6 +401,37 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     expect((await call(client, 'get_settings', {})).structuredContent).toEqual({ book_style: 'personal' });
     const { accounts } = (await call(client, 'list_accounts', {})).structuredContent as { accounts: unknown[] };
     expect(accounts).toEqual(await (await h.call(token, 'GET', '/accounts')).json());
+  });
+});
+
+describeEachDatabase('MCP tool faults (error rule 3, D8)', (h) => {
+  it('an unexpected error inside a tool is logged and answered with the generic sentence, never its SQL text', async () => {
+    const { token } = await h.userWithToken('fault-finder@example.com');
+    const client = await connect(h, token);
+    const account = async (name: string, kind: string) =>
+      ((await (await h.call(token, 'POST', '/accounts', { name, kind })).json()) as { id: number }).id;
+    const bank = await account('Bank', 'asset');
+    const salary = await account('Salary', 'income');
+    // A real fault, not a refusal: the table the queries name is gone (this database is this block's own).
+    await h.db.execute(sql`alter table entries rename to entries_elsewhere`);
+
+    const calls: [string, Record<string, unknown>][] = [
+      ['record_money_in', { to_account_id: bank, from_account_id: salary, amount_cents: 5, description: 'Pay' }],
+      ['get_report', { report: 'balances' }],
+      ['list_transactions', {}],
+    ];
+    for (const [tool, args] of calls) {
+      const result = await call(client, tool, args);
+      expect(errorText(result), tool).toBe(GENERIC_FAULT);
+      expect(JSON.stringify(result), tool).not.toMatch(/entries|relation|select|insert|query/i);
+    }
+
+    const faults = h.logs.filter((l) => l.event === 'mcp.fault');
+    expect(faults.map((l) => [l.level, l.fields.tool])).toEqual(calls.map(([tool]) => ['error', tool]));
+    expect(JSON.stringify(faults[0]!.fields), 'the detail goes to the log').toMatch(/entries/);
+    const [written] = rowsOf<{ n: number }>(await h.db.execute(sql`select count(*)::int as n from transactions`));
+    expect(written!.n).toBe(0);
+    await client.close();
   });
 });
 

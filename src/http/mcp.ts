@@ -1,8 +1,9 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
+import { describeFault } from '../log';
 import { createLedgerMcpServer } from '../mcp';
 import type { AppEnv } from './context';
-import { databaseRefusal } from './errors';
+import { databaseRefusal, GENERIC_FAULT } from './errors';
 import { requireFull } from './tiers';
 
 /**
@@ -17,6 +18,11 @@ export const mcpRoutes = new Hono<AppEnv>()
       db: c.var.db,
       userId: c.var.identity.userId,
       explainDatabaseRefusal: databaseRefusal,
+      // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
+      reportFault: (error, tool) => {
+        c.var.log.error('mcp.fault', { tool, ...describeFault(error) });
+        return GENERIC_FAULT;
+      },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
