@@ -124,9 +124,15 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
       codeVerifier: required(form, 'code_verifier'),
     };
     checkOptionalResource(c, form);
-    const grant = await redeemAuthorizationCode(c.var.db, input);
-    if (!grant) throw invalidGrant('that code is not redeemable');
-    return issueTokenPair(c.var.db, { ...grant, audience, parentHash: null });
+    // One transaction: a password change that cancels the user's codes (rule 6) either sees this
+    // code gone with its tokens already written, or waits for both. A failed redemption still
+    // commits, so the code dies (Authorization code state table).
+    const pair = await c.var.db.transaction(async (tx) => {
+      const grant = await redeemAuthorizationCode(tx, input);
+      return grant ? issueTokenPair(tx, { ...grant, audience, parentHash: null }) : undefined;
+    });
+    if (!pair) throw invalidGrant('that code is not redeemable');
+    return pair;
   }
   if (grantType === 'refresh_token') {
     const input = { refreshToken: required(form, 'refresh_token'), clientId: required(form, 'client_id') };
