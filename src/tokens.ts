@@ -42,6 +42,41 @@ export interface BearerIdentity {
 }
 
 /**
+ * The lookup behind every bearer request, built once per database: drizzle then skips building
+ * the SQL on each request (the hot path of the full tier).
+ */
+const bearerLookups = new WeakMap<Db, ReturnType<typeof buildBearerLookup>>();
+
+function buildBearerLookup(db: Db) {
+  return db
+    .select({
+      userId: tokens.userId,
+      email: users.email,
+      userLastSeenAt: users.lastSeenAt,
+      tokenHash: tokens.hash,
+      lastUsedAt: tokens.lastUsedAt,
+    })
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .where(
+      and(
+        eq(tokens.hash, sql.placeholder('hash')),
+        eq(tokens.kind, 'access'),
+        eq(tokens.audience, sql.placeholder('audience')),
+        isNull(tokens.revokedAt),
+        gt(tokens.expiresAt, sql`now()`),
+      ),
+    )
+    .prepare('authenticate_bearer');
+}
+
+function bearerLookup(db: Db) {
+  let lookup = bearerLookups.get(db);
+  if (!lookup) bearerLookups.set(db, (lookup = buildBearerLookup(db)));
+  return lookup;
+}
+
+/**
  * Resolves `Authorization: Bearer <token>` by the SHA-256 digest of the token: an access token,
  * neither revoked nor expired, audienced to this API (RFC 8707). Anything else is no identity.
  * `recordUse: false` checks without stamping: a request refused anyway (the 403 of a session-only
@@ -54,25 +89,7 @@ export async function authenticateBearer(
   { recordUse = true }: { recordUse?: boolean } = {},
 ): Promise<BearerIdentity | undefined> {
   const hash = sha256Hex(token);
-  const [row] = await db
-    .select({
-      userId: tokens.userId,
-      email: users.email,
-      userLastSeenAt: users.lastSeenAt,
-      tokenHash: tokens.hash,
-      lastUsedAt: tokens.lastUsedAt,
-    })
-    .from(tokens)
-    .innerJoin(users, eq(users.id, tokens.userId))
-    .where(
-      and(
-        eq(tokens.hash, hash),
-        eq(tokens.kind, 'access'),
-        eq(tokens.audience, audience),
-        isNull(tokens.revokedAt),
-        gt(tokens.expiresAt, sql`now()`),
-      ),
-    );
+  const [row] = await bearerLookup(db).execute({ hash, audience });
   if (!row) return undefined;
   if (recordUse && usageStampDue(row.lastUsedAt)) await recordTokenUse(db, hash);
   const { lastUsedAt: _, ...identity } = row;

@@ -74,13 +74,13 @@ export async function postTransaction(db: Db, input: NewTransaction, authorId: n
 /**
  * The bare insert, without our own balance check: the database's trigger is the last word. One
  * statement (a data-modifying CTE) writes the header and its entries, so a post costs one round
- * trip and commits atomically on its own; entries get their ids in the order given.
+ * trip and commits atomically on its own; entries get their ids in the order given. The entries
+ * travel as two array literals (validated integers only), so the statement's text is the same for
+ * every post and the prepared statement is reused.
  */
 export async function insertTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
-  const lines = sql.join(
-    input.entries.map((e, i) => sql`(${e.account_id}::integer, ${e.amount_cents}::bigint, ${i}::integer)`),
-    sql`, `,
-  );
+  const accountIds = `{${input.entries.map((e) => e.account_id).join(',')}}`;
+  const amounts = `{${input.entries.map((e) => e.amount_cents).join(',')}}`;
   const result = await db.execute(sql`
     with header as (
       insert into ${transactions} (occurred_on, description, created_by)
@@ -89,7 +89,7 @@ export async function insertTransaction(db: Db, input: NewTransaction, authorId:
     ), written as (
       insert into ${entries} (transaction_id, occurred_on, account_id, amount_cents)
       select header.id, header.occurred_on, line.account_id, line.amount_cents
-      from header, (values ${lines}) as line(account_id, amount_cents, n)
+      from header, unnest(${accountIds}::integer[], ${amounts}::bigint[]) with ordinality as line(account_id, amount_cents, n)
       order by line.n
       returning transaction_id
     )

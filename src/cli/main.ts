@@ -57,7 +57,7 @@ const serveCommand = defineCommand({
   async run() {
     const log = jsonLogger();
     try {
-      const server = await startServer(loadConfig(), log);
+      const server = await startServer(loadConfig(), log, { overrideGlobalObjects: true });
       const shutdown = () => {
         void server.stop().then(() => process.exit(0));
       };

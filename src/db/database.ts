@@ -49,12 +49,38 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     debug: false,
   });
   await migratePostgresOnce(url);
-  const db = drizzlePostgres(client, { schema });
+  const db = drizzlePostgres(preparingStatements(client), { schema });
   return {
     db: db as unknown as Db,
     backend: 'postgres',
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * drizzle's postgres-js driver sends every query with `prepare: false` (unless built with
+ * `.prepare(name)`), and postgres.js then spends a second round trip describing each statement
+ * with parameters before it runs it. Here every statement is prepared instead, once per
+ * connection and cached by its text: one round trip per query. Transactions and savepoints hand
+ * drizzle a client of their own, so those are wrapped the same way.
+ */
+function preparingStatements(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') {
+        return (query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+          target.unsafe(query, params as never, { ...options, prepare: true });
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        return (...args: unknown[]) => {
+          const run = args.pop() as (sql: postgres.Sql) => unknown;
+          const method = Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown;
+          return method.call(target, ...args, (sql: postgres.Sql) => run(preparingStatements(sql)));
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
 }
 
 /**
