@@ -288,3 +288,51 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
     );
   }, 300_000);
 });
+
+describeEachDatabase('NUL characters never reach the database (issue 6/6 scope 4, found by the fuzz pass)', (h) => {
+  let token: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    token = (await h.userWithToken('nul@example.com', PASSWORD)).token;
+    browser = new Browser(h);
+    await browser.signIn('nul@example.com', PASSWORD, new SoftwareAuthenticator());
+  });
+
+  const NUL = 'a\u0000b';
+  const form = (fields: Record<string, string>): RequestInit => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const challenge = 'c'.repeat(43);
+  const authorize = { client_id: 'ledger-cli', redirect_uri: 'http://127.0.0.1/callback', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', resource: 'http://localhost:38081', state: 's' };
+
+  it.each([
+    ['login email', () => h.request('/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: NUL, password: NUL }) })],
+    ['client_info client_id', () => h.call(token, 'GET', `/oauth/client_info?client_id=${encodeURIComponent(NUL)}`)],
+    ['device_info user_code', () => browser.request(`/oauth/device_info?user_code=${encodeURIComponent(NUL)}`)],
+    ['device approve user_code', () => browser.post('/oauth/device/approve', { user_code: NUL, approve: true })],
+    ['approve client_id', () => browser.post('/oauth/authorize/approve', { ...authorize, client_id: NUL, approve: true })],
+    ['approve code_challenge', () => browser.post('/oauth/authorize/approve', { ...authorize, code_challenge: `${challenge}\u0000`, approve: true })],
+    ['approve state', () => browser.post('/oauth/authorize/approve', { ...authorize, state: NUL, approve: true })],
+    ['token client_id', () => h.request('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: 'lg_x', client_id: NUL }))],
+    ['token code', () => h.request('/oauth/token', form({ grant_type: 'authorization_code', code: NUL, redirect_uri: NUL, client_id: 'ledger-cli', code_verifier: NUL }))],
+    ['token device_code', () => h.request('/oauth/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: NUL, client_id: 'ledger-desktop' }))],
+    ['device_authorization client_id', () => h.request('/oauth/device_authorization', form({ client_id: NUL, resource: 'http://localhost:38081' }))],
+    ['revoke', () => h.request('/oauth/revoke', form({ token: NUL, client_id: NUL }))],
+    ['register', () => h.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: NUL, redirect_uris: [`https://x.example/${NUL}`] }) })],
+    ['register name', () => h.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: NUL, redirect_uris: ['https://x.example/cb'] }) })],
+    ['password change', () => browser.post('/auth/password', { current_password: NUL, new_password: `${NUL}${'x'.repeat(20)}` })],
+    ['passkey id', () => browser.request(`/auth/passkeys/${encodeURIComponent(NUL)}`, { method: 'DELETE' })],
+    ['token id', () => browser.request(`/auth/tokens/${encodeURIComponent(NUL)}`, { method: 'DELETE' })],
+    ['account name', () => h.call(token, 'POST', '/accounts', { name: NUL, kind: 'asset' })],
+    ['settings', () => h.call(token, 'PUT', '/settings', { book_style: NUL })],
+    ['POST /mcp', () => h.call(token, 'POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_account', arguments: { name: NUL, kind: 'asset' } } })],
+  ])('%s', async (what, send) => {
+    const before = await ledgerSnapshot(h);
+    const res = await send();
+    await expectSpecShape(res, what);
+    expect(await ledgerSnapshot(h)).toBe(before);
+  });
+});

@@ -13,7 +13,12 @@ import { requireFull, requireSession } from './tiers';
 import { jsonBody } from './validation';
 
 export const LoginSchema = v.object({
-  email: v.pipe(v.string('email is required'), v.maxLength(254, 'an email address has at most 254 characters')),
+  email: v.pipe(
+    v.string('email is required'),
+    v.maxLength(254, 'an email address has at most 254 characters'),
+    // The throttle stores the email (D4); PostgreSQL refuses NUL in text, and no address holds one.
+    v.check((email) => !/\p{Cc}/u.test(email.trim()), 'an email address has no control characters'),
+  ),
   password: v.pipe(
     v.string('password is required'),
     v.check((s) => [...s].length <= PASSWORD_MAX_LENGTH, `a password has at most ${PASSWORD_MAX_LENGTH} characters`),

@@ -5,6 +5,8 @@ import { PlainTextRejection } from './errors';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
+/** RFC 6749 Appendix A: every OAuth parameter value is VSCHAR (%x20-7E) or, for URIs, a subset. */
+const VSCHARS = /^[\x20-\x7e]*$/;
 
 /**
  * Reads an `application/x-www-form-urlencoded` body (RFC 6749 §3.2: the token endpoint's
@@ -21,6 +23,9 @@ export async function readForm(c: Context<AppEnv>): Promise<Record<string, strin
   const form: Record<string, string> = {};
   for (const [key, value] of params) {
     if (Object.hasOwn(form, key)) throw invalidRequest(`the parameter ${key} appears more than once`);
+    // A NUL or any other non-VSCHAR cannot belong to a code, token, client id or URI, and
+    // PostgreSQL refuses NUL in text: refused here, never a database fault.
+    if (!VSCHARS.test(value)) throw invalidRequest(`the parameter ${key} holds characters outside printable ASCII`);
     form[key] = value;
   }
   return form;

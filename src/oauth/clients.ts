@@ -36,7 +36,12 @@ export function describeClient(client: OAuthClient): ClientView {
   };
 }
 
+/** Client ids are `dyn_` + base64url or a first-party name: printable ASCII (RFC 6749 Appendix A.1). */
+const CLIENT_ID = /^[\x21-\x7e]{1,100}$/;
+
 export async function findClient(db: Db, id: string): Promise<OAuthClient | undefined> {
+  // Anything else names no client, and a NUL would be a database fault rather than an unknown id.
+  if (!CLIENT_ID.test(id)) return undefined;
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.id, id));
   return row;
 }
