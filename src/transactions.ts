@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from './db/database';
 import { accounts, entries, transactions, users } from './db/schema';
@@ -108,13 +108,12 @@ export interface TransactionView {
 /**
  * Ordered by occurred_on descending then id descending; entries by entry id. One statement: each
  * transaction's entries are aggregated beside it, so the list comes from one snapshot (a
- * transaction posted or deleted meanwhile is wholly in or wholly out) in one round trip.
+ * transaction posted or deleted meanwhile is wholly in or wholly out) in one round trip. Absent
+ * bounds are open (±infinity) and an absent limit is none (LIMIT NULL), so the statement is the
+ * same for every call: built once per database and prepared.
  */
-export async function listTransactions(db: Db, range: TransactionRange, limit?: number): Promise<TransactionView[]> {
-  const conditions: SQL[] = [];
-  if (range.from) conditions.push(gte(transactions.occurredOn, range.from));
-  if (range.to) conditions.push(lte(transactions.occurredOn, range.to));
-  const query = db
+function buildTransactionList(db: Db) {
+  return db
     .select({
       id: transactions.id,
       occurred_on: transactions.occurredOn,
@@ -130,10 +129,23 @@ export async function listTransactions(db: Db, range: TransactionRange, limit?: 
     })
     .from(transactions)
     .leftJoin(users, eq(users.id, transactions.createdBy))
-    .where(conditions.length ? and(...conditions) : undefined)
+    .where(
+      and(
+        gte(transactions.occurredOn, sql`coalesce(${sql.placeholder('from')}::date, '-infinity'::date)`),
+        lte(transactions.occurredOn, sql`coalesce(${sql.placeholder('to')}::date, 'infinity'::date)`),
+      ),
+    )
     .orderBy(desc(transactions.occurredOn), desc(transactions.id))
-    .$dynamic();
-  return limit === undefined ? query : query.limit(limit);
+    .limit(sql.placeholder('limit'))
+    .prepare('list_transactions');
+}
+
+const transactionLists = new WeakMap<Db, ReturnType<typeof buildTransactionList>>();
+
+export function listTransactions(db: Db, range: TransactionRange, limit?: number): Promise<TransactionView[]> {
+  let list = transactionLists.get(db);
+  if (!list) transactionLists.set(db, (list = buildTransactionList(db)));
+  return list.execute({ from: range.from ?? null, to: range.to ?? null, limit: limit ?? null });
 }
 
 /** Deleting a transaction deletes its entries (ON DELETE CASCADE). */
