@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import {
   deleteTransaction,
-  listTransactions,
+  listTransactionsJson,
   NewTransactionSchema,
   postTransaction,
   TransactionRangeSchema,
@@ -14,7 +14,7 @@ import { jsonBody, pathId, queryParams } from './validation';
 export const transactionRoutes = new Hono<AppEnv>()
   .use(requireFull)
   .get('/', queryParams(TransactionRangeSchema), async (c) =>
-    c.json(await listTransactions(c.var.db, c.req.valid('query'))),
+    c.body(await listTransactionsJson(c.var.db, c.req.valid('query')), 200, { 'content-type': 'application/json' }),
   )
   .post('/', jsonBody(NewTransactionSchema), async (c) => {
     const id = await postTransaction(c.var.db, c.req.valid('json'), c.var.identity.userId);
