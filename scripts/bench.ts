@@ -10,7 +10,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { recreateDatabase } from './bench-database';
@@ -54,10 +54,12 @@ function peakRssMiB(child: ChildProcess): number {
  */
 async function startServe(port: number): Promise<ChildProcess> {
   mkdirSync('bench-results', { recursive: true });
+  const log = openSync('bench-results/serve.log', 'w');
   const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
     env: { ...process.env, DATABASE_URL: url.href, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
-    stdio: ['ignore', openSync('bench-results/serve.log', 'w'), 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
+  closeSync(log); // the child holds its own copy
   let exited = false;
   child.once('exit', () => (exited = true));
   for (;;) {

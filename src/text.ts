@@ -3,6 +3,10 @@ import * as v from 'valibot';
 /** Control characters (Cc): NUL and friends, which PostgreSQL text refuses or screens mangle. */
 const CONTROL = /\p{Cc}/u;
 
+export function hasControlCharacters(s: string): boolean {
+  return CONTROL.test(s);
+}
+
 /**
  * A required piece of human text (an account name, a description): trimmed, non-empty, free of
  * control characters and unpaired surrogates, at most `max` characters (code points; D6 limits).
@@ -14,7 +18,7 @@ export function requiredText(field: string, max: number) {
     v.trim(),
     v.minLength(1, required),
     v.check((s) => s.isWellFormed(), `${field} is not valid Unicode text`),
-    v.check((s) => !CONTROL.test(s), `${field} must not contain control characters`),
+    v.check((s) => !hasControlCharacters(s), `${field} must not contain control characters`),
     v.check((s) => [...s].length <= max, `${field} has at most ${max} characters`),
   );
 }

@@ -79,16 +79,17 @@ export async function lockUser(db: Db, userId: number): Promise<boolean> {
 }
 
 /**
- * Spec rule 6 reaches credentials not yet issued: an authorization code approved but not redeemed
- * (60 s) and a device grant approved but not claimed would each still yield a token pair after
- * every token was revoked. Both go, before the tokens are revoked: a device poll claiming its
- * grant holds the grant's row lock, so this delete waits for it, and the revocation that follows
- * then sees the pair it issued.
+ * Spec rule 6: every token of the user is revoked, and so are credentials not yet issued: an
+ * authorization code approved but not redeemed (60 s) and a device grant approved but not claimed
+ * would each still yield a token pair. Both go before the tokens: a device poll or a code
+ * redemption claiming its row holds that row's lock, so this delete waits for it, and the
+ * revocation that follows then sees the pair it issued.
  */
-async function dropUnredeemedGrantsOf(db: Db, userId: number): Promise<void> {
+async function revokeAllCredentialsOf(db: Db, userId: number): Promise<void> {
   await db.delete(authorizationCodes).where(eq(authorizationCodes.userId, userId));
   // Only an approval sets user_id (a declined or pending grant has none), and a claim deletes the row.
   await db.delete(deviceGrants).where(eq(deviceGrants.userId, userId));
+  await revokeAllTokensOf(db, userId);
 }
 
 /** Spec rule 6: a password reset ends every session and revokes every token of that user. */
@@ -98,9 +99,8 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
-    await dropUnredeemedGrantsOf(tx, user.id);
     await endAllSessionsOf(tx, user.id);
-    await revokeAllTokensOf(tx, user.id);
+    await revokeAllCredentialsOf(tx, user.id);
   });
 }
 
@@ -118,9 +118,8 @@ export async function changePassword(db: Db, userId: number, password: string, k
     await lockUser(tx, userId);
     if ((await lockLiveSession(tx, keepSessionHash))?.userId !== userId) return false;
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-    await dropUnredeemedGrantsOf(tx, userId);
     await endOtherSessionsOf(tx, userId, keepSessionHash);
-    await revokeAllTokensOf(tx, userId);
+    await revokeAllCredentialsOf(tx, userId);
     return true;
   });
 }

@@ -67,8 +67,9 @@ export function createApp(deps: AppDeps) {
   app.get('/health', (c) => c.text('ok'));
   // Spec: Authentication — every route not listed as open requires the full tier; the API's
   // description is not listed, so a developer reads it with a token or a signed-in session.
-  const document = openApiDocument(deps.config.apiOrigin);
-  app.get('/openapi.json', requireFull, (c) => c.json(document));
+  // Built on first request: every app (each start, each test) would otherwise pay for it.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get('/openapi.json', requireFull, (c) => c.json((document ??= openApiDocument(deps.config.apiOrigin))));
   app.get('/docs', requireFull, Scalar({ url: '/openapi.json', pageTitle: 'Ledger API' }));
   app.route('/.well-known', discoveryRoutes);
   app.route('/oauth', oauthRoutes);

@@ -5,6 +5,7 @@ import { checkPassword } from '../login';
 import { countPasskeysOf } from '../passkeys';
 import { PASSWORD_MAX_LENGTH } from '../passwords';
 import { endSession, startHalfSession } from '../sessions';
+import { hasControlCharacters } from '../text';
 import { changePassword } from '../users';
 import type { AppEnv } from './context';
 import { Unauthenticated } from './errors';
@@ -17,7 +18,7 @@ export const LoginSchema = v.object({
     v.string('email is required'),
     v.maxLength(254, 'an email address has at most 254 characters'),
     // The throttle stores the email (D4); PostgreSQL refuses NUL in text, and no address holds one.
-    v.check((email) => !/\p{Cc}/u.test(email.trim()), 'an email address has no control characters'),
+    v.check((email) => !hasControlCharacters(email.trim()), 'an email address has no control characters'),
   ),
   password: v.pipe(
     v.string('password is required'),

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import {
   AuthorizationRequestSchema,
   issueAuthorizationCode,
-  redeemAuthorizationCode,
+  exchangeAuthorizationCode,
   validateAuthorizationRequest,
 } from '../oauth/authorization';
 import {
@@ -25,7 +25,7 @@ import {
 } from '../oauth/device-grants';
 import { invalidGrant, invalidRequest, OAuthError, unknownClient } from '../oauth/errors';
 import { resolvesToThisApi } from '../oauth/resource';
-import { issueTokenPair, revokeByToken, rotateRefreshToken, type TokenPair } from '../tokens';
+import { revokeByToken, rotateRefreshToken, type TokenPair } from '../tokens';
 import { describeIssues } from '../text';
 import type { AppEnv } from './context';
 import { PlainTextRejection } from './errors';
@@ -124,13 +124,7 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
       codeVerifier: required(form, 'code_verifier'),
     };
     checkOptionalResource(c, form);
-    // One transaction: a password change that cancels the user's codes (rule 6) either sees this
-    // code gone with its tokens already written, or waits for both. A failed redemption still
-    // commits, so the code dies (Authorization code state table).
-    const pair = await c.var.db.transaction(async (tx) => {
-      const grant = await redeemAuthorizationCode(tx, input);
-      return grant ? issueTokenPair(tx, { ...grant, audience, parentHash: null }) : undefined;
-    });
+    const pair = await exchangeAuthorizationCode(c.var.db, input, audience);
     if (!pair) throw invalidGrant('that code is not redeemable');
     return pair;
   }

@@ -17,25 +17,18 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 type Ctx = Context<AppEnv>;
 
-async function bearerIdentity(c: Ctx, header: string): Promise<Identity> {
+/**
+ * The identity of `Authorization: Bearer …`, or the 401 (D13). `recordUse: false` stamps neither
+ * the token's last use nor the user's last seen: a session-only route refuses a valid bearer with
+ * 403, and that refusal changes nothing (error rule 5).
+ */
+async function bearerIdentity(c: Ctx, header: string, { recordUse = true } = {}): Promise<Identity> {
   const token = BEARER.exec(header)?.[1];
   if (!token) throw new Unauthenticated();
-  const found = await authenticateBearer(c.var.db, token, c.var.config.apiOrigin);
+  const found = await authenticateBearer(c.var.db, token, c.var.config.apiOrigin, { recordUse });
   if (!found) throw new Unauthenticated();
-  await recordUserSeen(c.var.db, found.userId, found.userLastSeenAt);
+  if (recordUse) await recordUserSeen(c.var.db, found.userId, found.userLastSeenAt);
   return { userId: found.userId, email: found.email, via: 'bearer' };
-}
-
-/**
- * Whether `header` carries a valid bearer token (the conditions of `authenticateBearer`), without
- * stamping its last use or the user's last seen: a session-only route refuses a valid bearer with
- * 403 and that refusal changes nothing (error rule 5), while an invalid one is still the 401 (D13).
- */
-/** A valid bearer token, checked without recording a use (the request is refused anyway). */
-async function isValidBearer(c: Ctx, header: string): Promise<boolean> {
-  const token = BEARER.exec(header)?.[1];
-  if (!token) return false;
-  return (await authenticateBearer(c.var.db, token, c.var.config.apiOrigin, { recordUse: false })) !== undefined;
 }
 
 async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
@@ -83,7 +76,7 @@ export function requireSession(refuseBearer: (c: Ctx) => Response | Promise<Resp
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('Authorization');
     if (header !== undefined) {
-      if (!(await isValidBearer(c, header))) throw new Unauthenticated();
+      await bearerIdentity(c, header, { recordUse: false });
       return refuseBearer(c);
     }
     const session = await cookieSession(c);

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type * as v from 'valibot';
 import { invalid, notFound, Refusal } from '../errors';
 import { describeIssues } from '../text';
+import { INT4_MAX } from '../transactions';
 import type { AppEnv } from './context';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -36,7 +37,6 @@ export function queryParams<S extends v.GenericSchema>(schema: S) {
   });
 }
 
-const INT4_MAX = 2 ** 31 - 1;
 
 /**
  * A path id of an integer-keyed row: a positive whole number (else 400, D7: "bad ids: 400"); one

@@ -14,7 +14,7 @@ export const WEB_DIST = fileURLToPath(new URL('../../dist/web', import.meta.url)
  * its own files and talks only to itself (/config.json) and the API; the consent page's URL
  * carries the OAuth request's state, so no Referer leaves the app.
  */
-export function webSecurityHeaders(apiOrigin: string): Record<string, string> {
+function webSecurityHeaders(apiOrigin: string): Record<string, string> {
   const csp = [
     "default-src 'self'",
     "script-src 'self'",

@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { authorizationCodes } from '../db/schema';
 import { randomSecret, sha256Hex } from '../secrets';
+import { issueTokenPair, type TokenPair } from '../tokens';
 import { findClient, markClientUsed, type OAuthClient } from './clients';
 import { invalidRequest, unknownClient } from './errors';
 import { isRegisteredRedirectUri } from './redirect-uris';
@@ -116,3 +117,20 @@ export async function redeemAuthorizationCode(
   return { userId: row.userId, clientId: row.clientId };
 }
 
+/**
+ * POST /oauth/token, grant_type authorization_code: the code redeemed and its tokens issued in one
+ * transaction, so a password change cancelling the user's codes (spec rule 6) either finds the
+ * code gone with its tokens already written, or waits for both. A failed redemption still commits,
+ * so the code dies. `undefined` is the identical invalid_grant.
+ * @see RFC 6749 §4.1.3
+ */
+export function exchangeAuthorizationCode(
+  db: Db,
+  input: { code: string; clientId: string; redirectUri: string; codeVerifier: string },
+  audience: string,
+): Promise<TokenPair | undefined> {
+  return db.transaction(async (tx) => {
+    const grant = await redeemAuthorizationCode(tx, input);
+    return grant ? issueTokenPair(tx, { ...grant, audience, parentHash: null }) : undefined;
+  });
+}

@@ -13,7 +13,7 @@ function loopbackParts(uri: string): [string, string] | undefined {
 }
 
 /** README: a redirect URI longer than this is refused at registration. */
-export const MAX_REDIRECT_URI_LENGTH = 2000;
+const MAX_REDIRECT_URI_LENGTH = 2000;
 
 /**
  * Accepted at registration: http on a loopback literal, or https without userinfo; never a
