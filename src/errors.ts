@@ -14,6 +14,17 @@ export class Refusal extends Error {
   }
 }
 
+/**
+ * D10: the session a change relied on ended while the request ran (logout, another session's
+ * password change); nothing was changed. Answered like no session at all (401, error rule 4).
+ */
+export class SessionEnded extends Error {
+  constructor() {
+    super('the session ended');
+    this.name = 'SessionEnded';
+  }
+}
+
 export const invalid = (message: string) => new Refusal('invalid', message);
 export const forbidden = (message: string) => new Refusal('forbidden', message);
 export const notFound = (message: string) => new Refusal('not_found', message);

@@ -2,8 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from './db/database';
 import { passkeys } from './db/schema';
 import { conflict, notFound } from './errors';
-import { lockLiveSession } from './sessions';
-import { lockUser } from './users';
+import { underLiveSession } from './users';
 
 export type Passkey = typeof passkeys.$inferSelect;
 export type NewPasskey = Pick<typeof passkeys.$inferInsert, 'credentialId' | 'publicKey' | 'counter' | 'transports' | 'name'>;
@@ -75,16 +74,14 @@ export async function recordPasskeyUse(db: Db, passkey: Passkey, newCounter: num
  * DELETE /auth/passkeys/{id}: 404 for none of the caller's; 409 for the last one (spec: Other
  * status codes). Under the user's row lock, so that of two deletes racing on a two-passkey account
  * one removes and the other finds the last one; and under the calling session's row lock (D10):
- * 'session_ended' (nothing removed) when that session ended meanwhile.
+ * SessionEnded (nothing removed) when that session ended meanwhile.
  */
 export function removePasskey(
   db: Db,
   session: { userId: number; hash: string },
   passkeyId: number,
-): Promise<'removed' | 'session_ended'> {
-  return db.transaction(async (tx) => {
-    await lockUser(tx, session.userId);
-    if ((await lockLiveSession(tx, session.hash))?.userId !== session.userId) return 'session_ended';
+): Promise<void> {
+  return underLiveSession(db, session, async (tx) => {
     const [target] = await tx
       .select({ id: passkeys.id })
       .from(passkeys)
@@ -94,6 +91,5 @@ export function removePasskey(
       throw conflict('this is your only passkey; add another before removing it');
     }
     await tx.delete(passkeys).where(eq(passkeys.id, passkeyId));
-    return 'removed';
   });
 }

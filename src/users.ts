@@ -2,7 +2,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from './db/database';
 import { authorizationCodes, deviceGrants, passkeys, users } from './db/schema';
-import { conflict, invalid, notFound } from './errors';
+import { conflict, invalid, notFound, SessionEnded } from './errors';
 import { checkNewPassword, hashPassword } from './passwords';
 import { endAllSessionsOf, endOtherSessionsOf, lockLiveSession } from './sessions';
 import { revokeAllTokensOf } from './tokens';
@@ -71,11 +71,29 @@ export async function listUsers(db: Db): Promise<UserSummary[]> {
 
 /**
  * The user's row lock: it serialises every change to that user's credentials (password, passkeys)
- * and is always taken before a session's row lock (`lockLiveSession`). False when the user is gone.
+ * and is always taken before a session's row lock (`lockLiveSession`).
  */
-export async function lockUser(db: Db, userId: number): Promise<boolean> {
-  const [row] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-  return row !== undefined;
+async function lockUser(db: Db, userId: number): Promise<void> {
+  await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+}
+
+/**
+ * D10: `change` runs in one transaction while the calling session is live, under the user's row
+ * lock and then the session's (always in that order, so two such changes never wait on each
+ * other). A session ended meanwhile (logout, another session's password change) throws
+ * SessionEnded and nothing is changed.
+ */
+export function underLiveSession<T>(
+  db: Db,
+  session: { userId: number; hash: string },
+  change: (tx: Db, live: { mfaComplete: boolean }) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    await lockUser(tx, session.userId);
+    const live = await lockLiveSession(tx, session.hash);
+    if (live?.userId !== session.userId) throw new SessionEnded();
+    return change(tx, live);
+  });
 }
 
 /**
@@ -111,16 +129,13 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
  * changed) when it ended meanwhile, so that of two sessions changing the password at once one
  * wins and the other, ended by the winner, is refused.
  */
-export async function changePassword(db: Db, userId: number, password: string, keepSessionHash: string): Promise<boolean> {
+export async function changePassword(db: Db, session: { userId: number; hash: string }, password: string): Promise<void> {
   checkNewPassword(password);
   const passwordHash = await hashPassword(password);
-  return db.transaction(async (tx) => {
-    await lockUser(tx, userId);
-    if ((await lockLiveSession(tx, keepSessionHash))?.userId !== userId) return false;
-    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-    await endOtherSessionsOf(tx, userId, keepSessionHash);
-    await revokeAllCredentialsOf(tx, userId);
-    return true;
+  await underLiveSession(db, session, async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, session.userId));
+    await endOtherSessionsOf(tx, session.userId, session.hash);
+    await revokeAllCredentialsOf(tx, session.userId);
   });
 }
 

@@ -22,13 +22,12 @@ import {
 } from './passkeys';
 import {
   elevateSession,
-  lockLiveSession,
   storeChallenge,
   takeChallenge,
   type IssuedSession,
   type SessionView,
 } from './sessions';
-import { lockUser } from './users';
+import { underLiveSession } from './users';
 
 /** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */
 export interface RelyingParty {
@@ -101,15 +100,14 @@ function passkeyName(raw: unknown, existingCount: number): string {
 /** What register/finish did: a full session gained a passkey, or a half-session enrolled its first and is now full. */
 export type RegistrationResult =
   | { outcome: 'added' }
-  | { outcome: 'elevated'; session: IssuedSession }
-  | { outcome: 'session_ended' };
+  | { outcome: 'elevated'; session: IssuedSession };
 
 /**
  * D3: POST /auth/webauthn/register/finish. The passkey is stored and, for a half-session, the
  * session elevated (spec: Session, half → full) in one transaction, under the user's row lock and
  * the session's: the registration gate (rule 3) is checked again there, so two half-sessions
  * racing to enrol a "first" passkey get one passkey between them, and a session that ended
- * meanwhile leaves no passkey behind ('session_ended').
+ * meanwhile leaves no passkey behind (SessionEnded).
  */
 export async function finishRegistration(
   db: Db,
@@ -133,10 +131,7 @@ export async function finishRegistration(
   );
   if (!result.verified) throw invalid(VERIFICATION_FAILED);
   const { credential } = result.registrationInfo;
-  return db.transaction(async (tx): Promise<RegistrationResult> => {
-    await lockUser(tx, session.userId);
-    const live = await lockLiveSession(tx, session.hash);
-    if (live?.userId !== session.userId) return { outcome: 'session_ended' };
+  return underLiveSession(db, session, async (tx, live): Promise<RegistrationResult> => {
     const existing = await countPasskeysOf(tx, session.userId);
     if (!live.mfaComplete && existing > 0) throw new RegistrationGateClosed();
     const stored = await storePasskey(tx, session.userId, {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { passkeys, sessions } from '../src/db/schema';
+import { SessionEnded } from '../src/errors';
 import { removePasskey } from '../src/passkeys';
 import { findSession, storeChallenge } from '../src/sessions';
 import { finishRegistration, relyingPartyOf } from '../src/webauthn';
@@ -62,7 +63,7 @@ describeEachDatabase('one winner for parallel credential changes (D10)', (h) => 
     }
   });
 
-  it('D10: removePasskey for a session that has ended (logged out, expired, or another user\'s) removes nothing and answers "session_ended"', async () => {
+  it('D10: removePasskey for a session that has ended (logged out, expired, or another user\'s) removes nothing and throws SessionEnded (401)', async () => {
     const user = await newUser('pk-ended');
     const key = new SoftwareAuthenticator();
     const b = new Browser(h);
@@ -74,22 +75,22 @@ describeEachDatabase('one winner for parallel credential changes (D10)', (h) => 
     await gone.signIn(user.email, user.password, key);
     const goneHash = sha256Hex(gone.session!);
     expect((await gone.post('/auth/logout')).status).toBe(204);
-    expect(await removePasskey(h.db, { userId: user.userId, hash: goneHash }, second!.id)).toBe('session_ended');
+    await expect(removePasskey(h.db, { userId: user.userId, hash: goneHash }, second!.id)).rejects.toBeInstanceOf(SessionEnded);
 
     const stale = new Browser(h);
     await stale.signIn(user.email, user.password, key);
     const staleHash = sha256Hex(stale.session!);
     await h.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.idHash, staleHash));
-    expect(await removePasskey(h.db, { userId: user.userId, hash: staleHash }, second!.id)).toBe('session_ended');
+    await expect(removePasskey(h.db, { userId: user.userId, hash: staleHash }, second!.id)).rejects.toBeInstanceOf(SessionEnded);
 
     const stranger = await newUser('pk-ended-stranger');
     const theirs = new Browser(h);
     await theirs.signIn(stranger.email, stranger.password, new SoftwareAuthenticator());
-    expect(await removePasskey(h.db, { userId: user.userId, hash: sha256Hex(theirs.session!) }, second!.id)).toBe('session_ended');
+    await expect(removePasskey(h.db, { userId: user.userId, hash: sha256Hex(theirs.session!) }, second!.id)).rejects.toBeInstanceOf(SessionEnded);
 
     expect(await passkeysOf(user.userId)).toHaveLength(2);
     // Control: the live session removes it.
-    expect(await removePasskey(h.db, { userId: user.userId, hash: sha256Hex(b.session!) }, second!.id)).toBe('removed');
+    await removePasskey(h.db, { userId: user.userId, hash: sha256Hex(b.session!) }, second!.id);
     expect(await passkeysOf(user.userId)).toHaveLength(1);
   });
 
@@ -140,7 +141,7 @@ describeEachDatabase('one winner for parallel credential changes (D10)', (h) => 
     }
   });
 
-  it('D10 / rule 2: register/finish for a half-session that expired after the tier check stores no passkey and elevates nothing ("session_ended")', async () => {
+  it('D10 / rule 2: register/finish for a half-session that expired after the tier check stores no passkey and elevates nothing (SessionEnded)', async () => {
     const user = await newUser('enrol-ended');
     const b = await halfSession(user);
     const cookie = b.session!;
@@ -151,7 +152,7 @@ describeEachDatabase('one winner for parallel credential changes (D10)', (h) => 
     // The request passed the tier check with this live session; it expires before the passkey is stored.
     await h.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.idHash, sha256Hex(cookie)));
 
-    expect(await finishRegistration(h.db, rp, session, response, 'Late', h.config.sessionTtlDays)).toEqual({ outcome: 'session_ended' });
+    await expect(finishRegistration(h.db, rp, session, response, 'Late', h.config.sessionTtlDays)).rejects.toBeInstanceOf(SessionEnded);
     expect(await passkeysOf(user.userId)).toEqual([]);
     expect((await sessionRow(cookie))?.mfaComplete).toBe(false);
 

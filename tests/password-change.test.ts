@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { runAdminRequest } from '../src/admin/commands';
 import { authorizationCodes, deviceGrants, sessions, tokens, users } from '../src/db/schema';
+import { SessionEnded } from '../src/errors';
 import { changePassword } from '../src/users';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
@@ -180,7 +181,7 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
 
   // ---------------------------------------------------------------- D10: the calling session
 
-  it('D10: changePassword for a session that has ended (logged out, or expired) changes nothing and answers false — password, other sessions and tokens stay', async () => {
+  it('D10: changePassword for a session that has ended (logged out, or expired) changes nothing and throws SessionEnded (401) — password, other sessions and tokens stay', async () => {
     const alice = await person('ended');
     const other = new Browser(h);
     await other.signIn(alice.email, alice.password, alice.key);
@@ -191,17 +192,17 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     await loggedOut.signIn(alice.email, alice.password, alice.key);
     const loggedOutHash = sha256Hex(loggedOut.session!);
     expect((await loggedOut.post('/auth/logout')).status).toBe(204);
-    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', loggedOutHash)).toBe(false);
+    await expect(changePassword(h.db, { userId: alice.userId, hash: loggedOutHash }, 'a password set by a ghost')).rejects.toBeInstanceOf(SessionEnded);
 
     const expired = new Browser(h);
     await expired.signIn(alice.email, alice.password, alice.key);
     const expiredHash = sha256Hex(expired.session!);
     await h.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.idHash, expiredHash));
-    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', expiredHash)).toBe(false);
+    await expect(changePassword(h.db, { userId: alice.userId, hash: expiredHash }, 'a password set by a ghost')).rejects.toBeInstanceOf(SessionEnded);
 
     // Someone else's live session is not the caller's.
     const bob = await person('ended-other');
-    expect(await changePassword(h.db, alice.userId, 'a password set by a ghost', sha256Hex(bob.browser.session!))).toBe(false);
+    await expect(changePassword(h.db, { userId: alice.userId, hash: sha256Hex(bob.browser.session!) }, 'a password set by a ghost')).rejects.toBeInstanceOf(SessionEnded);
 
     expect(await passwordHashOf(alice.userId)).toBe(before);
     expect((await alice.browser.request('/auth/me')).status).toBe(200);
@@ -212,7 +213,7 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     expect((await new Browser(h).login(alice.email, 'a password set by a ghost')).status).toBe(401);
 
     // Control: the live calling session changes it.
-    expect(await changePassword(h.db, alice.userId, `${alice.password} for real`, sha256Hex(alice.browser.session!))).toBe(true);
+    await changePassword(h.db, { userId: alice.userId, hash: sha256Hex(alice.browser.session!) }, `${alice.password} for real`);
     expect(await passwordHashOf(alice.userId)).not.toBe(before);
   });
 

@@ -8,7 +8,6 @@ import { endSession, startHalfSession } from '../sessions';
 import { hasControlCharacters } from '../text';
 import { changePassword } from '../users';
 import type { AppEnv } from './context';
-import { Unauthenticated } from './errors';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
 import { requireFull, requireSession } from './tiers';
 import { jsonBody } from './validation';
@@ -68,14 +67,14 @@ export const authRoutes = new Hono<AppEnv>()
   })
   .post('/password', requireSession(), jsonBody(PasswordChangeSchema), async (c) => {
     const { current_password, new_password } = c.req.valid('json');
-    const { userId, email } = c.var.identity;
+    const { email } = c.var.identity;
     const check = await checkPassword(c.var.db, email, current_password, c.var.now());
     if (check.outcome === 'throttled') {
       c.header('Retry-After', String(check.retryAfterSeconds));
       return c.json({ error: LOGIN_THROTTLED }, 429);
     }
     if (check.outcome === 'refused') throw invalid('the current password is wrong');
-    // D10: a session ended meanwhile (logout, another session's password change) sets nothing.
-    if (!(await changePassword(c.var.db, userId, new_password, c.var.session.hash))) throw new Unauthenticated();
+    // D10: a session ended meanwhile (logout, another session's password change) sets nothing (401).
+    await changePassword(c.var.db, c.var.session, new_password);
     return c.body(null, 204);
   });

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { sqlConstraint, sqlMessage, sqlState } from '../db/database';
-import { Refusal, type RefusalReason } from '../errors';
+import { Refusal, SessionEnded, type RefusalReason } from '../errors';
 import { describeFault } from '../log';
 import { OAuthError } from '../oauth/errors';
 import type { AppEnv } from './context';
@@ -96,7 +96,7 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
   // Error rule 7 and D13: no error answered under /oauth/ may be stored, whatever its shape (the
   // plain 401 of approve, a plain-text rejection, a 413 and a 500 included).
   if (oauth) c.header('Cache-Control', 'no-store');
-  if (error instanceof Unauthenticated) {
+  if (error instanceof Unauthenticated || error instanceof SessionEnded) {
     // Error rule 4 — the plain shape on every route, OAuth ones included (spec: approve without credential).
     c.header('WWW-Authenticate', challengeHeader(c.var.config.apiOrigin));
     return c.json({ error: AUTHENTICATION_REQUIRED }, 401);

@@ -65,7 +65,6 @@ export const webauthnRoutes = new Hono<AppEnv>()
       name,
       c.var.config.sessionTtlDays,
     );
-    if (result.outcome === 'session_ended') throw new Unauthenticated();
     // Enrolling the first passkey elevated a half-session; a full session simply gained a passkey.
     if (result.outcome === 'elevated') setSessionCookie(c, result.session);
     return c.json({ mfa_complete: true });
