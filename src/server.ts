@@ -1,10 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { serve, type ServerType } from '@hono/node-server';
-import { holdDirectory, type AdminAnswer, type HeldDirectory, type HoldAttempt } from './admin/channel';
+import { waitForDirectory, type AdminAnswer, type HeldDirectory } from './admin/channel';
 import { runAdminRequest } from './admin/commands';
 import type { Config, ListenAddress } from './config';
 import { openPglite, openPostgres, type Database } from './db/database';
-import { BUSY_WAIT_MS, embeddedPaths, type EmbeddedPaths } from './db/embedded';
+import { embeddedPaths, type EmbeddedPaths } from './db/embedded';
 import { Refusal } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
@@ -33,22 +32,15 @@ interface OpenedStore {
  * command waits (src/cli/execute.ts).
  */
 async function holdForServe(paths: EmbeddedPaths): Promise<HeldDirectory> {
-  const deadline = Date.now() + BUSY_WAIT_MS;
-  for (;;) {
-    let attempt: HoldAttempt;
-    try {
-      attempt = await holdDirectory(paths, 'serve');
-    } catch (error) {
-      if (error instanceof Refusal) throw new StartupError(error.message);
-      throw error;
-    }
-    if (attempt.acquired) return attempt.lock;
-    const { holder } = attempt;
-    if (holder?.serving) throw new StartupError(`the database in ${paths.dir} is already in use by process ${holder.pid}`);
-    if (Date.now() > deadline) {
-      throw new StartupError(`the database in ${paths.dir} is in use by ${holder ? `process ${holder.pid}` : 'another process'}`);
-    }
-    await sleep(200);
+  try {
+    const held = await waitForDirectory(paths, 'serve', (holder): Promise<never> => {
+      throw new StartupError(`the database in ${paths.dir} is already in use by process ${holder.pid}`);
+    });
+    // A running server ends the wait with a throw, so the only value here is the lock.
+    return 'lock' in held ? held.lock : held.value;
+  } catch (error) {
+    if (error instanceof Refusal) throw new StartupError(error.message);
+    throw error;
   }
 }
 

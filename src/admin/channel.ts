@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { bindDirectoryLock, lockAddress, type EmbeddedPaths } from '../db/embedded';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bindDirectoryLock, BUSY_WAIT_MS, lockAddress, type EmbeddedPaths } from '../db/embedded';
 import { Refusal } from '../errors';
 
 /**
@@ -106,6 +107,33 @@ function proves(key: Buffer, side: 'serve' | 'admin', nonce: string, claimed: un
   const expected = proof(key, side, nonce);
   const given = Buffer.from(claimed, 'base64url');
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * D2: takes the directory's lock, waiting up to BUSY_WAIT_MS while a short-lived process (an admin
+ * command, a server on its way out) holds it. While a running server holds it, `whileServed`
+ * decides: a value ends the wait with that value, undefined waits on, a throw ends it. At the
+ * deadline: the one-line in-use refusal.
+ */
+export async function waitForDirectory<T>(
+  paths: EmbeddedPaths,
+  role: 'serve' | 'admin',
+  whileServed: (holder: Holder) => Promise<T | undefined>,
+): Promise<{ lock: HeldDirectory } | { value: T }> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    const attempt = await holdDirectory(paths, role);
+    if (attempt.acquired) return { lock: attempt.lock };
+    const { holder } = attempt;
+    if (holder?.serving) {
+      const value = await whileServed(holder);
+      if (value !== undefined) return { value };
+    }
+    if (Date.now() > deadline) {
+      throw new Refusal('conflict', `the database in ${paths.dir} is in use by ${holder ? `process ${holder.pid}` : 'another process'}`);
+    }
+    await sleep(200);
+  }
 }
 
 /** Takes the directory's lock; `serve` also opens its admin channel on it. */

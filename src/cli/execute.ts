@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { holdDirectory, sendAdminRequest, type Holder } from '../admin/channel';
+import { sendAdminRequest, waitForDirectory } from '../admin/channel';
 import { runAdminRequest, type AdminRequest } from '../admin/commands';
 import type { Config } from '../config';
 import { openPglite, openPostgres } from '../db/database';
-import { BUSY_WAIT_MS, embeddedPaths } from '../db/embedded';
+import { embeddedPaths } from '../db/embedded';
 import { Refusal } from '../errors';
 
 /**
@@ -24,34 +23,21 @@ export async function executeAdminRequest(config: Config, request: AdminRequest)
   }
 
   const paths = embeddedPaths(target.dir);
-  const deadline = Date.now() + BUSY_WAIT_MS;
-  let holder: Holder | undefined;
-  for (;;) {
-    const attempt = await holdDirectory(paths, 'admin');
-    if (attempt.acquired) {
-      try {
-        const database = await openPglite(paths.pgData);
-        try {
-          return await runAdminRequest(database.db, config, request);
-        } finally {
-          await database.close();
-        }
-      } finally {
-        await attempt.lock.release();
-      }
+  const held = await waitForDirectory(paths, 'admin', async () => {
+    const delivery = await sendAdminRequest(paths, request);
+    if (!delivery.delivered) return undefined;
+    if (delivery.answer.ok) return delivery.answer.lines;
+    throw new Refusal('invalid', delivery.answer.message);
+  });
+  if ('value' in held) return held.value;
+  try {
+    const database = await openPglite(paths.pgData);
+    try {
+      return await runAdminRequest(database.db, config, request);
+    } finally {
+      await database.close();
     }
-    holder = attempt.holder;
-    if (holder?.serving) {
-      const delivery = await sendAdminRequest(paths, request);
-      if (delivery.delivered) {
-        if (delivery.answer.ok) return delivery.answer.lines;
-        throw new Refusal('invalid', delivery.answer.message);
-      }
-      holder = delivery.holder ?? holder;
-    }
-    if (Date.now() > deadline) break;
-    await sleep(200);
+  } finally {
+    await held.lock.release();
   }
-  const by = holder ? `process ${holder.pid}` : 'another process';
-  throw new Refusal('conflict', `the database in ${target.dir} is in use by ${by}`);
 }
