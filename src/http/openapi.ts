@@ -2,10 +2,11 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/
 import * as v from 'valibot';
 import { NewAccountSchema } from '../accounts';
 import { accountKind, bookStyle } from '../db/schema';
-import { MAX_REDIRECT_URIS } from '../oauth/clients';
-import { DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from '../oauth/device-grants';
+import { MAX_DYNAMIC_CLIENTS, MAX_REDIRECT_URIS } from '../oauth/clients';
+import { DEVICE_ATTEMPTS_PER_SESSION, DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from '../oauth/device-grants';
 import type { OAuthErrorCode } from '../oauth/errors';
-import { AsOfSchema, PeriodSchema } from '../reports';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords';
+import { AsOfSchema, MONTHLY_MAX_MONTHS, PeriodSchema } from '../reports';
 import { SettingsPatchSchema } from '../settings';
 import { isCalendarDate } from '../text';
 import { ACCESS_TOKEN_SECONDS } from '../tokens';
@@ -452,7 +453,7 @@ const OPERATIONS: Operation[] = [
     description: 'The calling session survives; every other session of the user ends and every token is revoked.',
     responses: {
       204: { description: 'Changed.' },
-      400: badJson('Wrong current password, or a new password outside 12 to 1024 characters'),
+      400: badJson(`Wrong current password, or a new password outside ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`),
       401: unauthenticated, 403: bearerRefused, 413: tooLarge, 415: notJson,
       429: throttled('The current password is being throttled (D4).'),
       500: fault,
@@ -550,12 +551,12 @@ const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/oauth/device_info', tier: 'session-only', summary: 'The client behind a user code (for the device page)', query: DeviceInfoQuerySchema,
-    description: 'user_code in any case, dash optional. Each failed lookup costs the session one of its 10 attempts.',
+    description: `user_code in any case, dash optional. Each failed lookup costs the session one of its ${DEVICE_ATTEMPTS_PER_SESSION} attempts.`,
     responses: {
       200: { description: 'The pending request.', json: DeviceInfo },
       400: { description: 'invalid_grant: no pending code matches (costs one attempt); a missing user_code is a plain-text 400.', json: OAuthErrorBody, text: 'Failed to deserialize query string: …' },
       401: unauthenticated, 403: oauthBearerRefused,
-      429: oauthRefused('invalid_request: the session has used its 10 attempts (sign in again).'),
+      429: oauthRefused(`invalid_request: the session has used its ${DEVICE_ATTEMPTS_PER_SESSION} attempts (sign in again).`),
       500: oauthFault,
     },
   },
@@ -565,7 +566,7 @@ const OPERATIONS: Operation[] = [
       204: { description: 'Approved or declined (approving marks the client used).' },
       400: oauthRefused('invalid_grant: no pending code matches (costs one attempt), or invalid_request: a malformed body.'),
       401: unauthenticated, 403: oauthBearerRefused, 413: oauthTooLarge, 415: oauthNotJson,
-      429: oauthRefused('invalid_request: the session has used its 10 attempts.'),
+      429: oauthRefused(`invalid_request: the session has used its ${DEVICE_ATTEMPTS_PER_SESSION} attempts.`),
       500: oauthFault,
     },
   },
@@ -576,7 +577,7 @@ const OPERATIONS: Operation[] = [
       201: { description: 'Registered (public client).', json: ClientRegistered },
       400: oauthRefused('invalid_redirect_uri: none given, too many, or one not acceptable; also a malformed body.'),
       413: oauthTooLarge, 415: oauthNotJson,
-      429: oauthRefused('temporarily_unavailable: 20 dynamic clients already exist.'),
+      429: oauthRefused(`temporarily_unavailable: ${MAX_DYNAMIC_CLIENTS} dynamic clients already exist.`),
       500: oauthFault,
     },
   },
@@ -653,7 +654,7 @@ const OPERATIONS: Operation[] = [
     method: 'get', path: '/reports/monthly', tier: 'full', summary: 'Income and expense per month', query: PeriodSchema,
     responses: {
       200: { description: 'Oldest month first; months without transactions as zeros.', json: v.array(Month) },
-      400: refused('A malformed date, or a period longer than 1200 months.'),
+      400: refused(`A malformed date, or a period longer than ${MONTHLY_MAX_MONTHS} months.`),
       401: unauthenticated, 500: fault,
     },
   },
