@@ -40,15 +40,22 @@ export async function openPglite(
   };
 }
 
+/**
+ * At most one query waits behind the running one on a connection; the rest wait in the pool's own
+ * queue for the first connection to come free. postgres.js otherwise pipelines up to 100 queries
+ * onto each busy connection in turn, where they wait behind whatever that connection was given: at
+ * saturation that spread GET /transactions' p99 to four times its median (issue 6/6). One waiting
+ * query still hides the round trip between two queries (with none, POST /transactions lost a
+ * fifth of its rate). postgres.js reads `max_pipeline` but its typings omit it;
+ * tests/postgres-pool.test.ts checks that it is honoured.
+ */
+const ONE_WAITING_QUERY_PER_CONNECTION: Record<string, number> = { max_pipeline: 1 };
+
 /** Connects to a PostgreSQL server and migrates it (serialised across instances by an advisory lock). */
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
   const client = postgres(url, {
     max: options.max ?? 10,
-    // One query per connection at a time, so that queries wait in one first-come queue for the next
-    // free connection. postgres.js otherwise pipelines each onto a busy connection in turn, where
-    // it waits behind whatever that connection was given: at saturation that spread GET
-    // /transactions' p99 to four times its median (issue 6/6).
-    max_pipeline: 1,
+    ...ONE_WAITING_QUERY_PER_CONNECTION,
     onnotice: () => {},
     // Error details stay in the server log; postgres.js must not attach query text to messages.
     debug: false,
