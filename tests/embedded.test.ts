@@ -279,6 +279,18 @@ describe('the admin channel (D2): proofs both ways, one delivery per request', (
     expect(received).toEqual([mint]);
   });
 
+  it('a request taken by a server that stops before opening its database goes to the next holder, once', async () => {
+    const { lock: stopping } = await fakeServe('stopping');
+    const answered = executeAdminRequest(config(), mint);
+    await sleep(500); // the request is waiting for the database to open
+    await stopping.release();
+    lock = undefined;
+    // The next server takes the directory at once; the command tries again after its 200 ms pause.
+    const { received } = await fakeServe('stopping', async () => ({ ok: true, lines: ['done'] }));
+    expect(await answered).toEqual(['done']);
+    expect(received).toEqual([mint]);
+  });
+
   it('a command that does not know the directory\'s key is refused without running anything', async () => {
     const { received } = await fakeServe('stranger', async () => ({ ok: true, lines: ['ran'] }));
     const connection = net.createConnection(lockAddress(paths.dir));

@@ -15,7 +15,7 @@ import { Refusal } from '../errors';
  *   command → holder   {nonce}
  *   holder  → command  {pid, serving, proof?}            a holder that is not serving closes here
  *   command → server   {proof, request}                  once the server's proof checked out
- *   server  → command  {ok: true, lines} | {ok: false, message}
+ *   server  → command  {ok: true, lines} | {ok: false, message} | {not_run: true}
  * Both proofs are HMAC-SHA256 of the nonce under the key in `admin.key`, which only those who may
  * read the data directory can read: the server never runs a stranger's command, and a command
  * never hands a password to a process squatting the socket's name.
@@ -96,6 +96,9 @@ function messages(socket: net.Socket) {
   };
 }
 
+/** The answer of a server that stopped before it could run the request. */
+const NOT_RUN = { not_run: true } as const;
+
 const send = (socket: net.Socket, message: unknown) => socket.write(`${JSON.stringify(message)}\n`);
 
 function proof(key: Buffer, side: 'serve' | 'admin', nonce: string): Buffer {
@@ -160,9 +163,8 @@ export async function holdDirectory(paths: EmbeddedPaths, role: 'serve' | 'admin
       return;
     }
     const handle = handler ?? (await new Promise<AdminHandler | undefined>((resolve) => waitingForHandler.add(resolve)));
-    const outcome: AdminAnswer = handle
-      ? await handle(request)
-      : { ok: false, message: 'the server stopped before running the command; nothing was changed' };
+    // A server stopping before its database opened never ran the request: the command may send it again.
+    const outcome: AdminAnswer | typeof NOT_RUN = handle ? await handle(request) : NOT_RUN;
     connection.end(`${JSON.stringify(outcome)}\n`);
   }
 
@@ -244,13 +246,15 @@ export async function whoHolds(paths: EmbeddedPaths): Promise<Holder | undefined
 
 /**
  * Not delivered: nobody serves the directory right now (the holder is an admin command, a server
- * starting to stop, or gone), and the request never left this process, so trying again is safe.
+ * starting to stop, or gone) and the request never left this process, or the server that took it
+ * stopped before opening its database; either way nothing ran, so trying again is safe.
  */
 export type Delivery = { delivered: true; answer: AdminAnswer } | { delivered: false; holder: Holder | undefined };
 
 /**
- * Hands one request to the `serve` holding the directory. Once the request is sent it is never
- * sent again: a connection that breaks before the answer is an error (the command may have run).
+ * Hands one request to the `serve` holding the directory. Once the request is sent it is sent
+ * again only if the server says it never ran it: a connection that breaks before the answer is an
+ * error (the command may have run).
  */
 export async function sendAdminRequest(paths: EmbeddedPaths, request: unknown): Promise<Delivery> {
   const greeting = await greet(paths);
@@ -282,5 +286,6 @@ export async function sendAdminRequest(paths: EmbeddedPaths, request: unknown): 
     );
   }
   connection.end();
+  if (answer.not_run === true) return { delivered: false, holder };
   return { delivered: true, answer: answer as AdminAnswer };
 }

@@ -8,8 +8,8 @@ import { Refusal } from '../errors';
 /**
  * Runs an admin command against the configured database. On PostgreSQL: directly. On the embedded
  * database: directly when no other process holds it, otherwise through the admin channel of the
- * `serve` that holds it (D2); another admin command holding it is waited for. A request handed to
- * the server is sent once: only a request that never left this process is tried again.
+ * `serve` that holds it (D2); another admin command holding it is waited for. A request is tried
+ * again only when it never ran: it never left this process, or the server stopped before running it.
  */
 export async function executeAdminRequest(config: Config, request: AdminRequest): Promise<string[]> {
   const target = config.database;
