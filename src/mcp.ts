@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { z } from 'zod';
 import { ACCOUNT_NAME_MAX, createAccount, listAccounts, NewAccountSchema } from './accounts';
 import type { Db } from './db/database';
-import { accountKind, bookStyle, type AccountKind, type BookStyle } from './db/schema';
+import { accountKind, type AccountKind, type BookStyle } from './db/schema';
 import { invalid, Refusal } from './errors';
 import {
   AsOfSchema,
@@ -16,6 +16,7 @@ import {
   PeriodSchema,
 } from './reports';
 import { getSettings } from './settings';
+import { Account, Balances, BalanceSheet, CreatedTransaction, IncomeStatement, int, Monthly, Settings, Transaction } from './views';
 import { dateString, describeIssues } from './text';
 import {
   AMOUNT_MAX,
@@ -121,84 +122,48 @@ type ArgsOf<N extends ToolName> = v.InferOutput<(typeof ARGS)[N]>;
  * The SDK checks arguments against the zod schema it advertises, and answers a failure with its own
  * "Input validation error" and zod's text (not D8's message). So the zod schema given to it accepts
  * any object and only carries, as JSON Schema metadata, the valibot schema's JSON form (converted
- * as for /openapi.json); the valibot schema then checks the arguments inside the tool.
+ * as for /openapi.json); the valibot schema then checks the arguments inside the tool. Outputs are
+ * advertised the same way, so that each shape is written once, in valibot.
  */
-function advertised(schema: v.GenericSchema) {
-  const { $schema: _, ...json } = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore' });
+function advertised(schema: v.GenericSchema, typeMode: 'input' | 'output') {
+  const { $schema: _, ...json } = toJsonSchema(schema, { typeMode, errorMode: 'ignore' });
   return z.looseObject({}).meta(json);
 }
 
-type AdvertisedArgs = ReturnType<typeof advertised>;
+type Advertised = ReturnType<typeof advertised>;
 const INPUT_SCHEMAS = Object.fromEntries(
-  Object.entries(ARGS).map(([name, schema]) => [name, advertised(schema)]),
-) as Record<ToolName, AdvertisedArgs>;
+  Object.entries(ARGS).map(([name, schema]) => [name, advertised(schema, 'input')]),
+) as Record<ToolName, Advertised>;
 
 // ---------------------------------------------------------------------------------------------
-// Structured output (D8), in the shapes of the HTTP routes (D7 for reports); the SDK checks our
-// results against them.
-
-const centsOut = z.number().int();
-const accountOut = z.object({ id: z.number().int(), name: z.string(), kind: z.enum(accountKind.enumValues) });
-const transactionOut = z.object({
-  id: z.number().int(),
-  occurred_on: z.string(),
-  description: z.string(),
-  created_by_email: z.string().nullable(),
-  entries: z.array(z.object({ account_id: z.number().int(), account_name: z.string(), amount_cents: centsOut })),
-});
-const sectionOut = z
-  .object({
-    lines: z.array(z.object({ id: z.number().int(), name: z.string(), balance_cents: centsOut })),
-    total_cents: centsOut,
-  })
-  .describe('every account of the section, zero balances included, in the list_accounts order');
-
-/** D7: one shape per report; balances in natural sign (D6). */
-const REPORT_OUT = {
-  balances: z
-    .object({
-      as_of: z.string(),
-      accounts: z.array(accountOut.extend({ balance_cents: centsOut })),
-      totals: z.object({ asset: centsOut, liability: centsOut, equity: centsOut, income: centsOut, expense: centsOut }),
-    })
-    .describe('report "balances": every account with its balance as of as_of, and the total of each kind'),
-  balance_sheet: z
-    .object({
-      as_of: z.string(),
-      assets: sectionOut,
-      liabilities: sectionOut,
-      equity: sectionOut,
-      net_income_cents: centsOut.describe('income minus expense up to as_of'),
-      balanced: z.boolean().describe('assets = liabilities + equity + net income'),
-    })
-    .describe('report "balance_sheet" as of as_of'),
-  income_statement: z
-    .object({ from: z.string(), to: z.string(), income: sectionOut, expenses: sectionOut, net_cents: centsOut })
-    .describe('report "income_statement" from `from` to `to`; net_cents = income minus expenses'),
-  monthly: z
-    .array(z.object({ month: z.string(), income_cents: centsOut, expense_cents: centsOut, net_cents: centsOut }))
-    .describe('report "monthly": one row per month YYYY-MM, oldest first, months without transactions as zeros'),
-};
-
-type ReportOut<R extends keyof typeof REPORT_OUT> = z.infer<(typeof REPORT_OUT)[R]>;
-
-const idOut = { id: z.number().int() };
+// Structured output (D8), in the shapes of the HTTP routes (src/views.ts; D7 for reports). Checked
+// by `run` before it answers, since the SDK only sees the advertised form.
 
 const OUTPUT = {
-  list_accounts: { accounts: z.array(accountOut) },
-  create_account: accountOut.shape,
-  get_settings: { book_style: z.enum(bookStyle.enumValues) },
-  list_transactions: { transactions: z.array(transactionOut) },
-  delete_transaction: { deleted: z.number().int() },
-  record_transaction: idOut,
-  record_money_in: idOut,
-  record_money_out: idOut,
-  move_money: idOut,
-  get_report: {
-    report: z.enum(REPORTS),
-    result: z.union([REPORT_OUT.balances, REPORT_OUT.balance_sheet, REPORT_OUT.income_statement, REPORT_OUT.monthly]),
-  },
-} satisfies Record<ToolName, z.ZodRawShape>;
+  list_accounts: v.strictObject({ accounts: v.array(Account) }),
+  create_account: Account,
+  get_settings: Settings,
+  list_transactions: v.strictObject({ transactions: v.array(Transaction) }),
+  delete_transaction: v.strictObject({ deleted: int }),
+  record_transaction: CreatedTransaction,
+  record_money_in: CreatedTransaction,
+  record_money_out: CreatedTransaction,
+  move_money: CreatedTransaction,
+  get_report: v.strictObject({
+    report: v.picklist(REPORTS),
+    result: v.union([
+      v.pipe(Balances, v.description('report "balances": every account with its balance as of as_of, and the total of each kind')),
+      v.pipe(BalanceSheet, v.description('report "balance_sheet" as of as_of')),
+      v.pipe(IncomeStatement, v.description('report "income_statement" from `from` to `to`')),
+      v.pipe(Monthly, v.description('report "monthly": one row per month YYYY-MM, oldest first, months without transactions as zeros')),
+    ]),
+  }),
+} satisfies Record<ToolName, v.GenericSchema>;
+
+type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
+const OUTPUT_SCHEMAS = Object.fromEntries(
+  Object.entries(OUTPUT).map(([name, schema]) => [name, advertised(schema, 'output')]),
+) as Record<ToolName, Advertised>;
 
 // ---------------------------------------------------------------------------------------------
 // Descriptions (D12: wording follows book_style; figures never change).
@@ -319,7 +284,9 @@ function failure(message: string): CallToolResult {
  */
 async function run(context: McpContext, tool: ToolName, body: () => Promise<Record<string, unknown>>) {
   try {
-    return success(await body());
+    const result = v.safeParse(OUTPUT[tool], await body());
+    if (!result.success) throw new Error(`${tool} answered outside its output schema: ${describeIssues(result.issues)}`);
+    return success(result.output);
   } catch (error) {
     const refusal = error instanceof Refusal ? error.message : context.explainDatabaseRefusal(error);
     return failure(refusal ?? context.reportFault(error, tool));
@@ -332,10 +299,11 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   const descriptions = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
   const server = new McpServer({ name: 'ledger', version: '0.1.0' });
 
-  const tool = <N extends ToolName>(name: N, body: (args: ArgsOf<N>) => Promise<Record<string, unknown>>) => {
+  const tool = <N extends ToolName>(name: N, body: (args: ArgsOf<N>) => Promise<OutputOf<N>>) => {
     // Typed without N: the SDK cannot resolve its callback's argument type on a generic index.
-    const inputSchema: AdvertisedArgs = INPUT_SCHEMAS[name];
-    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema: OUTPUT[name] }, (raw) =>
+    const inputSchema: Advertised = INPUT_SCHEMAS[name];
+    const outputSchema: Advertised = OUTPUT_SCHEMAS[name];
+    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema }, (raw) =>
       run(context, name, () => body(parse(ARGS[name], raw))),
     );
   };
@@ -376,13 +344,13 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('get_report', async (a) => {
     switch (a.report) {
       case 'balances':
-        return { report: a.report, result: (await balancesReport(db, a)) satisfies ReportOut<'balances'> };
+        return { report: a.report, result: (await balancesReport(db, a)) satisfies v.InferOutput<typeof Balances> };
       case 'balance_sheet':
-        return { report: a.report, result: (await balanceSheetReport(db, a)) satisfies ReportOut<'balance_sheet'> };
+        return { report: a.report, result: (await balanceSheetReport(db, a)) satisfies v.InferOutput<typeof BalanceSheet> };
       case 'income_statement':
-        return { report: a.report, result: (await incomeStatementReport(db, a)) satisfies ReportOut<'income_statement'> };
+        return { report: a.report, result: (await incomeStatementReport(db, a)) satisfies v.InferOutput<typeof IncomeStatement> };
       case 'monthly':
-        return { report: a.report, result: (await monthlyReport(db, a)) satisfies ReportOut<'monthly'> };
+        return { report: a.report, result: (await monthlyReport(db, a)) satisfies v.InferOutput<typeof Monthly> };
     }
   });
 

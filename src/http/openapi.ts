@@ -1,7 +1,6 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { NewAccountSchema } from '../accounts';
-import { accountKind, bookStyle } from '../db/schema';
 import { MAX_DYNAMIC_CLIENTS, MAX_REDIRECT_URIS } from '../oauth/clients';
 import { DEVICE_ATTEMPTS_PER_SESSION, DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from '../oauth/device-grants';
 import type { OAuthErrorCode } from '../oauth/errors';
@@ -11,6 +10,23 @@ import { SettingsPatchSchema } from '../settings';
 import { isCalendarDate } from '../text';
 import { ACCESS_TOKEN_SECONDS } from '../tokens';
 import { NewTransactionSchema, TransactionRangeSchema } from '../transactions';
+import {
+  Account,
+  Balances,
+  BalanceSheet,
+  cents,
+  CreatedTransaction,
+  date,
+  Entry,
+  IncomeStatement,
+  int,
+  KindTotals,
+  Month,
+  Monthly,
+  Section,
+  Settings,
+  Transaction,
+} from '../views';
 import { LoginSchema, PasswordChangeSchema } from './auth';
 import {
   ApproveSchema,
@@ -26,7 +42,8 @@ import { AuthenticationFinishSchema, RegistrationFinishSchema } from './webauthn
 // that validate the requests, converted by @valibot/to-json-schema; response schemas are written
 // here once, as valibot schemas too, and converted the same way. tests/openapi.test.ts checks that
 // the operations below are exactly the routes the app serves, that each names its tier, and that
-// real answers of the app validate against the schemas documented here.
+// real answers of the app validate against the schemas documented here. The book's own shapes
+// (accounts, transactions, reports) live in src/views.ts, shared with the MCP tools.
 
 /** Spec: Endpoints, "Tiers" (session-only = the full tier, but a bearer token is refused with 403). */
 export type Tier = 'open' | 'half' | 'full' | 'session-only';
@@ -62,13 +79,9 @@ interface Operation {
 // ---------------------------------------------------------------------------------------------
 // Building blocks of the response schemas
 
-const int = v.pipe(v.number(), v.integer());
-const cents = v.pipe(v.number(), v.integer(), v.description('integer cents'));
-const date = v.pipe(v.string(), v.isoDate(), v.description('YYYY-MM-DD'));
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601, UTC'));
 const url = v.pipe(v.string(), v.url());
 const tokenHash = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/), v.description('SHA-256 digest of the token, hex'));
-const kind = v.picklist(accountKind.enumValues);
 
 /** Every OAuth error code (spec: OAuth error codes); a record so that a new code fails to compile here. */
 const OAUTH_CODES: Record<OAuthErrorCode, true> = {
@@ -97,17 +110,6 @@ const OAuthErrorBody = v.pipe(
   v.description('OAuth routes (RFC 6749 §5.2); always with Cache-Control: no-store.'),
 );
 
-const Account = v.strictObject({ id: int, name: v.string(), kind });
-const Settings = v.strictObject({ book_style: v.picklist(bookStyle.enumValues) });
-const Entry = v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents });
-const Transaction = v.strictObject({
-  id: int,
-  occurred_on: date,
-  description: v.string(),
-  created_by_email: v.nullable(v.string()),
-  entries: v.pipe(v.array(Entry), v.description('ordered by entry id')),
-});
-const CreatedTransaction = v.strictObject({ id: int });
 const Connection = v.strictObject({
   id: tokenHash,
   client_id: v.string(),
@@ -216,32 +218,6 @@ const ClientRegistered = v.strictObject({
   response_types: v.array(v.literal('code')),
 });
 
-// D7: reports, in natural sign (D6).
-const KindTotals = v.strictObject({ asset: cents, liability: cents, equity: cents, income: cents, expense: cents });
-const Balances = v.strictObject({
-  as_of: date,
-  accounts: v.pipe(v.array(v.strictObject({ id: int, name: v.string(), kind, balance_cents: cents })), v.description('in the GET /accounts order')),
-  totals: KindTotals,
-});
-const Section = v.strictObject({
-  lines: v.array(v.strictObject({ id: int, name: v.string(), balance_cents: cents })),
-  total_cents: cents,
-});
-const BalanceSheet = v.strictObject({
-  as_of: date,
-  assets: Section,
-  liabilities: Section,
-  equity: Section,
-  net_income_cents: cents,
-  balanced: v.pipe(v.boolean(), v.description('assets = liabilities + equity + net income')),
-});
-const IncomeStatement = v.strictObject({ from: date, to: date, income: Section, expenses: Section, net_cents: cents });
-const Month = v.strictObject({
-  month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/), v.description('YYYY-MM')),
-  income_cents: cents,
-  expense_cents: cents,
-  net_cents: cents,
-});
 const Register = v.strictObject({
   account: Account,
   from: date,
@@ -653,7 +629,7 @@ const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/reports/monthly', tier: 'full', summary: 'Income and expense per month', query: PeriodSchema,
     responses: {
-      200: { description: 'Oldest month first; months without transactions as zeros.', json: v.array(Month) },
+      200: { description: 'Oldest month first; months without transactions as zeros.', json: Monthly },
       400: refused(`A malformed date, or a period longer than ${MONTHLY_MAX_MONTHS} months.`),
       401: unauthenticated, 500: fault,
     },
