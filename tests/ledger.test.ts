@@ -195,6 +195,30 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
     expect(await count()).toBe(before);
   });
 
+  it('a NUL character that reached the database would be a 400 in the route\'s shape, not a fault (rule 2 backstop)', async () => {
+    const before = await count();
+    const withNul = tx('2026-01-03', 'a\u0000b', [[ids.Bank!, 5], [ids.Food!, -5]]);
+    const app = new Hono<AppEnv>();
+    app.use((c, next) => {
+      c.set('config', h.config);
+      c.set('log', h.log);
+      return next();
+    });
+    // Past every validator, straight to the repository function, as a missed check would be.
+    const direct = async () => ({ id: await insertTransaction(h.db, withNul, userId) });
+    app.post('/direct', async (c) => c.json(await direct(), 201));
+    app.post('/oauth/direct', async (c) => c.json(await direct(), 201));
+    app.onError(answerError);
+    const plain = await app.request('/direct', { method: 'POST' });
+    expect(plain.status).toBe(400);
+    expect(await json(plain)).toEqual({ error: 'text must not contain NUL characters' });
+    const oauth = await app.request('/oauth/direct', { method: 'POST' });
+    expect(oauth.status).toBe(400);
+    expect(oauth.headers.get('cache-control')).toBe('no-store');
+    expect(await json(oauth)).toEqual({ error: 'invalid_request', error_description: 'text must not contain NUL characters' });
+    expect(await count()).toBe(before);
+  });
+
   it('lists newest first (date, then id), filters from/to inclusively, refuses bad dates', async () => {
     for (const [date, description] of [['2025-12-31', 'old'], ['2026-02-01', 'feb a'], ['2026-02-01', 'feb b'], ['2026-03-01', 'march']] as const) {
       expect((await post(tx(date, description, [[ids.Bank!, 1], [ids.Food!, -1]]))).status).toBe(201);

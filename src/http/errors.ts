@@ -67,6 +67,8 @@ export function challengeHeader(apiOrigin: string): string {
  * error. Shared by the HTTP mapper and the MCP tools (D8: the same message).
  */
 export function databaseRefusal(error: unknown): string | undefined {
+  const text = unstorableText(error);
+  if (text !== undefined) return text;
   const state = sqlState(error);
   if (state === 'P0001') {
     const message = sqlMessage(error) ?? '';
@@ -78,6 +80,16 @@ export function databaseRefusal(error: unknown): string | undefined {
     return (constraint && CONSTRAINT_MESSAGES[constraint]) ?? CONSTRAINT_FALLBACK;
   }
   return undefined;
+}
+
+/**
+ * Text the database cannot store: a NUL character (22021) or one without a UTF-8 form (22P05).
+ * Every text input refuses these itself; this keeps one that slipped through the caller's 400,
+ * on every route, rather than a fault.
+ */
+function unstorableText(error: unknown): string | undefined {
+  const state = sqlState(error);
+  return state === '22021' || state === '22P05' ? 'text must not contain NUL characters' : undefined;
 }
 
 /** OAuth routes answer in the OAuth shape `{error, error_description}` (spec: Errors, Shapes). */
@@ -117,8 +129,9 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
     if (oauth) return answerOAuth(c, 'invalid_request', message, 400);
     return c.json({ error: message }, error.status);
   }
-  const refusal = oauth ? undefined : databaseRefusal(error);
-  if (refusal !== undefined) return c.json({ error: refusal }, 400);
+  // On OAuth routes a constraint violation is our fault (say, client id allocation): only text counts.
+  const refusal = oauth ? unstorableText(error) : databaseRefusal(error);
+  if (refusal !== undefined) return oauth ? answerOAuth(c, 'invalid_request', refusal, 400) : c.json({ error: refusal }, 400);
   c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
   // Error rule 3: the fixed sentence; on OAuth routes as server_error.
   if (oauth) return answerOAuth(c, 'server_error', GENERIC_FAULT, 500);
