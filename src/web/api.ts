@@ -64,7 +64,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 import type { AccountKind, BookStyle as ServerBookStyle } from '../db/schema';
 import type { ClientView as ServerClientView } from '../oauth/clients';
 import type { PasskeyView } from '../passkeys';
-import type { Section as ServerSection } from '../reports';
+import type { accountRegisterReport, Section as ServerSection } from '../reports';
 import type { Connection as ServerConnection } from '../tokens';
 import type { TransactionView } from '../transactions';
 
@@ -79,6 +79,7 @@ export interface Account {
 }
 export type Transaction = Wire<TransactionView>;
 export type Section = Wire<ServerSection>;
+export type AccountRegister = Wire<Awaited<ReturnType<typeof accountRegisterReport>>>;
 export type ClientView = Wire<ServerClientView>;
 export type Passkey = Wire<PasskeyView>;
 export type Connection = Wire<ServerConnection>;

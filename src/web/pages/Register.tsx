@@ -1,15 +1,9 @@
 import { useEffect, useState } from 'react';
-import { api, withQuery, type Account } from '../api';
+import { api, withQuery, type Account, type AccountRegister } from '../api';
 import { ErrorNote, Money, Scroll } from '../components';
 import { formatDate } from '../money';
 
-interface RegisterView {
-  opening_balance_cents: number;
-  closing_balance_cents: number;
-  entries: { transaction_id: number; occurred_on: string; description: string; amount_cents: number; balance_cents: number }[];
-}
-
-function RegisterTable({ register }: { register: RegisterView }) {
+function RegisterTable({ register }: { register: AccountRegister }) {
   return (
     <Scroll>
       <table aria-labelledby="register-heading">
@@ -49,12 +43,12 @@ function RegisterTable({ register }: { register: RegisterView }) {
 /** One account's entries over the period with the running balance (natural sign). */
 export function Register({ accounts, period }: { accounts: Account[]; period: { from: string; to: string } }) {
   const [registerOf, setRegisterOf] = useState('');
-  const [register, setRegister] = useState<RegisterView | null>(null);
+  const [register, setRegister] = useState<AccountRegister | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     if (!registerOf) return setRegister(null);
-    api<RegisterView>('GET', withQuery(`/reports/accounts/${registerOf}/register`, period))
+    api<AccountRegister>('GET', withQuery(`/reports/accounts/${registerOf}/register`, period))
       .then((r) => {
         setRegister(r);
         setError(null);
