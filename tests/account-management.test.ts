@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { oauthClients, passkeys, sessions, tokens, users } from '../src/db/schema';
 import { mintToken } from '../src/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
-import { Browser } from './support/browser';
+import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
 
 // Spec: Endpoints "Session and account management" (GET /auth/me, POST /auth/password, GET and
@@ -25,29 +25,13 @@ async function expectAuthenticationRequired(res: Response, what: string): Promis
   expect(await res.json(), what).toEqual({ error: 'authentication required' });
 }
 
-interface Person {
-  email: string;
-  password: string;
-  userId: number;
-  /** The minted bearer token of h.userWithToken (ledger-cli, label null, 1 day). */
-  token: string;
-  /** A full session (password, then the first passkey enrolled). */
-  browser: Browser;
-  authenticator: SoftwareAuthenticator;
-}
-
 describeEachDatabase('account management (spec: Session and account management; D4, D5)', (h) => {
   let serial = 0;
 
-  async function person(label: string): Promise<Person> {
+  async function person(label: string): Promise<SignedInPerson> {
     serial += 1;
-    const email = `${label}-${serial}@accounts.example`;
     const password = `account pw ${label} ${serial} ${randomBytes(4).toString('hex')}`;
-    const { userId, token } = await h.userWithToken(email, password);
-    const authenticator = new SoftwareAuthenticator();
-    const browser = new Browser(h);
-    await browser.signIn(email, password, authenticator);
-    return { email, password, userId, token, browser, authenticator };
+    return signInNewPerson(h, `${label}-${serial}@accounts.example`, password);
   }
 
   async function passwordHashOf(userId: number): Promise<string | undefined> {

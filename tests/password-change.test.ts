@@ -5,8 +5,7 @@ import { runAdminRequest } from '../src/admin/commands';
 import { authorizationCodes, deviceGrants, sessions, tokens, users } from '../src/db/schema';
 import { SessionEnded } from '../src/errors';
 import { changePassword } from '../src/users';
-import { SoftwareAuthenticator } from './support/authenticator';
-import { Browser } from './support/browser';
+import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
 
 // Spec: Login and second factor rule 6 ("a password change, user reset or user deletion ends every
@@ -28,16 +27,6 @@ function form(h: Harness, path: string, fields: Record<string, string>): Promise
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(fields).toString(),
   });
-}
-
-interface Person {
-  email: string;
-  password: string;
-  userId: number;
-  /** The minted bearer token of h.userWithToken. */
-  token: string;
-  browser: Browser;
-  key: SoftwareAuthenticator;
 }
 
 /** An authorization code approved by `b` (only approve mints codes), with what redeeming it takes. */
@@ -85,15 +74,10 @@ async function expectInvalidGrant(res: Response, what: string): Promise<void> {
 describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', (h) => {
   let serial = 0;
 
-  async function person(label: string): Promise<Person> {
+  async function person(label: string): Promise<SignedInPerson> {
     serial += 1;
-    const email = `${label}-${serial}@password.example`;
     const password = `password change ${label} ${serial} ${randomBytes(4).toString('hex')}`;
-    const { userId, token } = await h.userWithToken(email, password);
-    const key = new SoftwareAuthenticator();
-    const browser = new Browser(h);
-    await browser.signIn(email, password, key);
-    return { email, password, userId, token, browser, key };
+    return signInNewPerson(h, `${label}-${serial}@password.example`, password);
   }
 
   async function passwordHashOf(userId: number): Promise<string> {
@@ -184,18 +168,18 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
   it('D10: changePassword for a session that has ended (logged out, or expired) changes nothing and throws SessionEnded (401) — password, other sessions and tokens stay', async () => {
     const alice = await person('ended');
     const other = new Browser(h);
-    await other.signIn(alice.email, alice.password, alice.key);
+    await other.signIn(alice.email, alice.password, alice.authenticator);
     const code = await approveCode(other);
     const before = await passwordHashOf(alice.userId);
 
     const loggedOut = new Browser(h);
-    await loggedOut.signIn(alice.email, alice.password, alice.key);
+    await loggedOut.signIn(alice.email, alice.password, alice.authenticator);
     const loggedOutHash = sha256Hex(loggedOut.session!);
     expect((await loggedOut.post('/auth/logout')).status).toBe(204);
     await expect(changePassword(h.db, { userId: alice.userId, hash: loggedOutHash }, 'a password set by a ghost')).rejects.toBeInstanceOf(SessionEnded);
 
     const expired = new Browser(h);
-    await expired.signIn(alice.email, alice.password, alice.key);
+    await expired.signIn(alice.email, alice.password, alice.authenticator);
     const expiredHash = sha256Hex(expired.session!);
     await h.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.idHash, expiredHash));
     await expect(changePassword(h.db, { userId: alice.userId, hash: expiredHash }, 'a password set by a ghost')).rejects.toBeInstanceOf(SessionEnded);
@@ -221,7 +205,7 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     for (let round = 0; round < 3; round++) {
       const alice = await person(`race-${round}`);
       const second = new Browser(h);
-      await second.signIn(alice.email, alice.password, alice.key);
+      await second.signIn(alice.email, alice.password, alice.authenticator);
       const browsers = [alice.browser, second];
       const newPasswords = [`${alice.password} from the first`, `${alice.password} from the second`];
 

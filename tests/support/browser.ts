@@ -3,7 +3,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server';
 import { expect } from 'vitest';
-import type { SoftwareAuthenticator } from './authenticator';
+import { SoftwareAuthenticator } from './authenticator';
 import type { Harness } from './harness';
 
 /**
@@ -79,4 +79,23 @@ export class Browser {
     const finish = has_passkeys ? await this.assert(authenticator) : await this.enrol(authenticator);
     expect(finish.status, 'webauthn finish').toBe(200);
   }
+}
+
+/** A new user with a minted bearer token and a full session in `browser` (password, then the first passkey). */
+export interface SignedInPerson {
+  email: string;
+  password: string;
+  userId: number;
+  /** The minted bearer token of h.userWithToken (ledger-cli, label null, 1 day). */
+  token: string;
+  browser: Browser;
+  authenticator: SoftwareAuthenticator;
+}
+
+export async function signInNewPerson(h: Harness, email: string, password: string): Promise<SignedInPerson> {
+  const { userId, token } = await h.userWithToken(email, password);
+  const authenticator = new SoftwareAuthenticator();
+  const browser = new Browser(h);
+  await browser.signIn(email, password, authenticator);
+  return { email, password, userId, token, browser, authenticator };
 }
