@@ -176,19 +176,30 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
     expect(big.some((t) => t.description === limits[1]!.description)).toBe(true);
   });
 
-  it('a transaction our validation passes but the balance trigger refuses is a 400 through the error mapper (rule 2)', async () => {
-    const before = await count();
-    const unbalanced = tx('2026-01-03', 'Trigger', [[ids.Bank!, 5], [ids.Food!, -4]]);
-    const error = await insertTransaction(h.db, unbalanced, userId).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
+  /**
+   * An app whose POST /direct and POST /oauth/direct insert `body` straight through the repository
+   * function, past every validator (as a missed check would), answered by the real error mapper.
+   */
+  function insertingPastValidation(body: ReturnType<typeof tx>): Hono<AppEnv> {
     const app = new Hono<AppEnv>();
     app.use((c, next) => {
       c.set('config', h.config);
       c.set('log', h.log);
       return next();
     });
-    app.post('/direct', async (c) => c.json({ id: await insertTransaction(h.db, unbalanced, userId) }, 201));
+    const direct = async () => ({ id: await insertTransaction(h.db, body, userId) });
+    app.post('/direct', async (c) => c.json(await direct(), 201));
+    app.post('/oauth/direct', async (c) => c.json(await direct(), 201));
     app.onError(answerError);
+    return app;
+  }
+
+  it('a transaction our validation passes but the balance trigger refuses is a 400 through the error mapper (rule 2)', async () => {
+    const before = await count();
+    const unbalanced = tx('2026-01-03', 'Trigger', [[ids.Bank!, 5], [ids.Food!, -4]]);
+    const error = await insertTransaction(h.db, unbalanced, userId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    const app = insertingPastValidation(unbalanced);
     const res = await app.request('/direct', { method: 'POST' });
     expect(res.status).toBe(400);
     expect(await json(res)).toEqual({ error: expect.stringMatching(/^transaction \d+ does not balance: 2 entries sum to 1$/) });
@@ -198,17 +209,7 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
   it('a NUL character that reached the database would be a 400 in the route\'s shape, not a fault (rule 2 backstop)', async () => {
     const before = await count();
     const withNul = tx('2026-01-03', 'a\u0000b', [[ids.Bank!, 5], [ids.Food!, -5]]);
-    const app = new Hono<AppEnv>();
-    app.use((c, next) => {
-      c.set('config', h.config);
-      c.set('log', h.log);
-      return next();
-    });
-    // Past every validator, straight to the repository function, as a missed check would be.
-    const direct = async () => ({ id: await insertTransaction(h.db, withNul, userId) });
-    app.post('/direct', async (c) => c.json(await direct(), 201));
-    app.post('/oauth/direct', async (c) => c.json(await direct(), 201));
-    app.onError(answerError);
+    const app = insertingPastValidation(withNul);
     const plain = await app.request('/direct', { method: 'POST' });
     expect(plain.status).toBe(400);
     expect(await json(plain)).toEqual({ error: 'text must not contain NUL characters' });
