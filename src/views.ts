@@ -57,3 +57,16 @@ export const Month = v.strictObject({
   net_cents: cents,
 });
 export const Monthly = v.pipe(v.array(Month), v.description('oldest month first; months without transactions as zeros'));
+
+/** One account's entries over a period with the running balance (natural sign). */
+export const Register = v.strictObject({
+  account: Account,
+  from: date,
+  to: date,
+  opening_balance_cents: cents,
+  entries: v.pipe(
+    v.array(v.strictObject({ transaction_id: int, occurred_on: date, description: v.string(), amount_cents: cents, balance_cents: cents })),
+    v.description('oldest first (occurred_on, then transaction id)'),
+  ),
+  closing_balance_cents: cents,
+});

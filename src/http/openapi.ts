@@ -23,6 +23,7 @@ import {
   KindTotals,
   Month,
   Monthly,
+  Register,
   Section,
   Settings,
   Transaction,
@@ -216,18 +217,6 @@ const ClientRegistered = v.strictObject({
   token_endpoint_auth_method: v.literal('none'),
   grant_types: v.array(v.picklist(['authorization_code', 'refresh_token'])),
   response_types: v.array(v.literal('code')),
-});
-
-const Register = v.strictObject({
-  account: Account,
-  from: date,
-  to: date,
-  opening_balance_cents: cents,
-  entries: v.pipe(
-    v.array(v.strictObject({ transaction_id: int, occurred_on: date, description: v.string(), amount_cents: cents, balance_cents: cents })),
-    v.description('oldest first (occurred_on, then transaction id)'),
-  ),
-  closing_balance_cents: cents,
 });
 
 // D8: JSON-RPC 2.0 over the Streamable HTTP transport (JSON responses, stateless).
