@@ -72,4 +72,11 @@ describe.skipIf(!postgresAvailable())('PostgreSQL pool (postgres)', () => {
     expect(firstDone).toBe(true);
     await send(sql`select pg_advisory_unlock_all()`);
   });
+
+  it('issue 1/7 backstop: every pool connection has idle_in_transaction_session_timeout set', async () => {
+    const rows = await Promise.all(
+      [1, 2].map(() => pool.db.execute(sql`select current_setting('idle_in_transaction_session_timeout') as timeout, pg_backend_pid() as pid`)),
+    );
+    for (const result of rows) expect((result as unknown as { timeout: string }[])[0]!.timeout).toBe('30s');
+  });
 });

@@ -48,20 +48,33 @@ export async function openPglite(
  * query still hides the round trip between two queries (with none, POST /transactions lost a
  * fifth of its rate). postgres.js reads `max_pipeline` but its typings omit it;
  * tests/postgres-pool.test.ts checks that it is honoured.
+ *
+ * This is only safe because no transaction runs on a shared connection (`onReservedConnection`
+ * below): with a lowered `max_pipeline`, postgres.js's own `begin` can queue BEGIN behind a running
+ * query without reserving the connection, and single statements that follow it run inside that
+ * transaction and vanish at its rollback (stack notes; issue 1/7).
  */
 const ONE_WAITING_QUERY_PER_CONNECTION: Record<string, number> = { max_pipeline: 1 };
+
+/**
+ * A backstop (issue 1/7): should a connection ever be left inside a transaction, the server ends
+ * it after this long instead of letting later statements on it join a transaction that never
+ * commits. Our transactions take milliseconds.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
 
 /** Connects to a PostgreSQL server and migrates it (serialised across instances by an advisory lock). */
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
   const client = postgres(url, {
     max: options.max ?? 10,
     ...ONE_WAITING_QUERY_PER_CONNECTION,
+    connection: { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
     onnotice: () => {},
     // Error details stay in the server log; postgres.js must not attach query text to messages.
     debug: false,
   });
   await migratePostgresOnce(url);
-  const db = drizzlePostgres(preparingStatements(client), { schema });
+  const db = drizzlePostgres(ourStatements(client), { schema });
   return {
     db: db as unknown as Db,
     backend: 'postgres',
@@ -70,29 +83,85 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
 }
 
 /**
- * drizzle's postgres-js driver sends every query with `prepare: false` (unless built with
- * `.prepare(name)`), and postgres.js then spends a second round trip describing each statement
- * with parameters before it runs it. Here every statement is prepared instead, once per
- * connection and cached by its text: one round trip per query. Transactions and savepoints hand
- * drizzle a client of their own, so those are wrapped the same way.
+ * The client drizzle sees: postgres.js with two changes.
+ *
+ * Prepared statements: drizzle's postgres-js driver sends every query with `prepare: false`
+ * (unless built with `.prepare(name)`), and postgres.js then spends a second round trip
+ * describing each statement with parameters before it runs it. Here every statement is prepared
+ * instead, once per connection and cached by its text: one round trip per query.
+ *
+ * Transactions (`begin`, which drizzle's `db.transaction` calls) run on a connection reserved for
+ * them alone, taken only when it is idle, so nothing else is ever pipelined into a transaction
+ * and no transaction is left open on a connection the pool hands out again.
  */
-function preparingStatements(client: postgres.Sql): postgres.Sql {
+function ourStatements(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
     get(target, property, receiver) {
-      if (property === 'unsafe') {
-        return (query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
-          target.unsafe(query, params as never, { ...options, prepare: true });
-      }
-      if (property === 'begin' || property === 'savepoint') {
+      if (property === 'unsafe') return preparedUnsafe(target);
+      if (property === 'begin') {
         return (...args: unknown[]) => {
           const run = args.pop() as (sql: postgres.Sql) => unknown;
-          const method = Reflect.get(target, property, receiver) as (...a: unknown[]) => unknown;
-          return method.call(target, ...args, (sql: postgres.Sql) => run(preparingStatements(sql)));
+          return onReservedConnection(target, typeof args[0] === 'string' ? args[0] : '', run);
         };
       }
       return Reflect.get(target, property, receiver);
     },
   });
+}
+
+function preparedUnsafe(target: postgres.Sql) {
+  return (query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+    target.unsafe(query, params as never, { ...options, prepare: true });
+}
+
+/**
+ * BEGIN, the work, then COMMIT (or ROLLBACK on any failure) on a reserved connection, released
+ * only after the transaction ended. A connection that broke mid-way is closed by postgres.js and
+ * its transaction ended by the server. The mode (`isolation level …`) keeps postgres.js's rule of
+ * letters and spaces only.
+ */
+async function onReservedConnection<T>(pool: postgres.Sql, mode: string, run: (sql: postgres.Sql) => T | Promise<T>): Promise<T> {
+  const connection = await pool.reserve();
+  try {
+    await connection.unsafe(`begin ${mode.replace(/[^a-z ]/gi, '')}`);
+    let result: T;
+    try {
+      result = await run(inTransaction(connection));
+    } catch (error) {
+      await connection.unsafe('rollback').catch(() => {});
+      throw error;
+    }
+    await connection.unsafe('commit');
+    return result;
+  } finally {
+    connection.release();
+  }
+}
+
+/** The reserved connection as drizzle uses it inside a transaction: prepared statements and savepoints. */
+function inTransaction(connection: postgres.ReservedSql): postgres.Sql {
+  let savepoints = 0;
+  const sql: postgres.Sql = new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property === 'unsafe') return preparedUnsafe(target);
+      if (property === 'savepoint') {
+        return async <T>(run: (sql: postgres.Sql) => T | Promise<T>): Promise<T> => {
+          const name = `s${savepoints++}`;
+          await target.unsafe(`savepoint ${name}`);
+          try {
+            const result = await run(sql);
+            await target.unsafe(`release savepoint ${name}`);
+            return result;
+          } catch (error) {
+            await target.unsafe(`rollback to savepoint ${name}`);
+            throw error;
+          }
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  return sql;
 }
 
 /**
