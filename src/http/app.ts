@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
-import { Scalar } from '@scalar/hono-api-reference';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
@@ -8,6 +7,7 @@ import { accountRoutes } from './accounts';
 import { authRoutes } from './auth';
 import { connectionRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
+import { docsRoutes } from './docs';
 import type { AppEnv } from './context';
 import { limitBody } from './body-limit';
 import { answerError } from './errors';
@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps) {
   // Built on first request: every app (each start, each test) would otherwise pay for it.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', requireFull, (c) => c.json((document ??= openApiDocument(deps.config.apiOrigin))));
-  app.get('/docs', requireFull, Scalar({ url: '/openapi.json', pageTitle: 'Ledger API' }));
+  app.route('/docs', docsRoutes);
   app.route('/.well-known', discoveryRoutes);
   app.route('/oauth', oauthRoutes);
   app.route('/auth/webauthn', webauthnRoutes);
