@@ -1,8 +1,14 @@
+import { sql } from 'drizzle-orm';
+import { Hono, type Context } from 'hono';
 import { createHash, randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { users } from '../src/db/schema';
+import type { AppEnv } from '../src/http/context';
+import { answerError, GENERIC_FAULT } from '../src/http/errors';
+import { describeFault } from '../src/log';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
-import { describeEachDatabase } from './support/harness';
+import { describeEachDatabase, type Harness } from './support/harness';
 
 // D10 and issue 6/6: no log line ever holds a token, cookie, password, code or verifier. One full
 // run of every credential the service issues or accepts, then a grep of every line it logged.
@@ -12,6 +18,32 @@ const form = (fields: Record<string, string>) => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 });
+
+/** An app whose GET `path` runs `fault` and is answered by the real error mapper (error rule 3). */
+function faultingApp(h: Harness, path: string, fault: (c: Context<AppEnv>) => Promise<unknown>): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use((c, next) => {
+    c.set('db', h.db);
+    c.set('config', h.config);
+    c.set('log', h.log);
+    return next();
+  });
+  app.get(path, async (c) => c.json(await fault(c)));
+  app.onError(answerError);
+  return app;
+}
+
+/** Runs the faulting route; expects the generic 500 and returns its one `request.fault` line, as JSON. */
+async function loggedFault(h: Harness, path: string, fault: (c: Context<AppEnv>) => Promise<unknown>): Promise<string> {
+  const from = h.logs.length;
+  const res = await faultingApp(h, path, fault).request(path);
+  expect(res.status).toBe(500);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(body.error === GENERIC_FAULT || body.error_description === GENERIC_FAULT, JSON.stringify(body)).toBe(true);
+  const faults = h.logs.slice(from).filter((line) => line.event === 'request.fault');
+  expect(faults).toHaveLength(1);
+  return JSON.stringify(faults[0]);
+}
 
 describeEachDatabase('no secret in any log line (D10)', (h) => {
   it('logs none of the passwords, session ids, tokens, codes, user codes or verifiers it handled', async () => {
@@ -79,5 +111,48 @@ describeEachDatabase('no secret in any log line (D10)', (h) => {
       expect(secret.length).toBeGreaterThan(7);
       expect(logged.includes(secret), `a log line holds the secret ${secret.slice(0, 6)}…`).toBe(false);
     }
+  });
+
+  // Issue 1/7: drizzle's DrizzleQueryError says "Failed query: <sql>\nparams: <params>", and
+  // PostgreSQL's own messages quote values; a fault logs its SQLSTATE and names, never either.
+  it('a failed query whose message quotes its parameter (22P02) logs the SQLSTATE and the operation, not the value', async () => {
+    const secret = `lg_${randomBytes(24).toString('base64url')}`;
+    const line = await loggedFault(h, '/cast', (c) => c.var.db.execute(sql`select ${secret}::int as n`));
+    expect(line.includes(secret), 'the parameter is in the log').toBe(false);
+    expect(JSON.parse(line).fields).toMatchObject({ fault: 'DrizzleQueryError', code: '22P02', operation: 'select', severity: 'ERROR' });
+    expect(line).not.toMatch(/invalid input syntax|Failed query|params:/);
+  });
+
+  it('a constraint violation on an OAuth route (a fault there) logs code, constraint, table and operation, not the email', async () => {
+    const email = `taken-${randomBytes(6).toString('hex')}@example.com`;
+    const hash = `$argon2id$${randomBytes(18).toString('base64url')}`;
+    await h.db.insert(users).values({ email, passwordHash: 'first' });
+    const line = await loggedFault(h, '/oauth/duplicate', (c) => c.var.db.insert(users).values({ email, passwordHash: hash }));
+    for (const secret of [email, hash]) expect(line.includes(secret), `${secret.slice(0, 8)}… is in the log`).toBe(false);
+    expect(JSON.parse(line).fields).toMatchObject({ code: '23505', constraint: 'users_email_unique', table: 'users', operation: 'insert into users' });
+    expect(line).not.toMatch(/already exists|duplicate key|Key \(/);
+  });
+
+  it('a plain Error wrapping a database error via cause leaks neither its own message nor the cause\'s', async () => {
+    const secret = `user-code-${randomBytes(8).toString('hex')}`;
+    const line = await loggedFault(h, '/wrapped', async (c) => {
+      try {
+        return await c.var.db.execute(sql`select ${secret}::int as n`);
+      } catch (error) {
+        throw new Error(`lookup of ${secret} failed: ${(error as Error).message}`, { cause: error });
+      }
+    });
+    expect(line.includes(secret), 'the value is in the log').toBe(false);
+    expect(JSON.parse(line).fields).toMatchObject({ fault: 'Error', causes: ['DrizzleQueryError', expect.any(String)], code: '22P02', operation: 'select' });
+  });
+
+  it('a fault of our own code (no database in it) keeps its name, message and stack', async () => {
+    const line = await loggedFault(h, '/bug', async () => {
+      throw new TypeError('a bug of ours: total is undefined');
+    });
+    const fields = JSON.parse(line).fields;
+    expect(fields).toMatchObject({ fault: 'TypeError', message: 'a bug of ours: total is undefined' });
+    expect(fields.stack).toMatch(/^TypeError: a bug of ours[\s\S]*\n\s+at /);
+    expect(describeFault(new Error('outer', { cause: new RangeError('inner') }))).toMatchObject({ message: 'outer', cause: { fault: 'RangeError', message: 'inner' } });
   });
 });
