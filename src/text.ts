@@ -8,8 +8,26 @@ export function hasControlCharacters(s: string): boolean {
 }
 
 /**
+ * Invisible characters that change how the text around them is shown: the bidirectional
+ * embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) and marks (U+200E, U+200F,
+ * U+061C) make a name display reversed or out of order, and the line and paragraph separators
+ * (U+2028, U+2029) break it across lines: the spec's client_name list, plus the Arabic letter mark.
+ */
+const DISPLAY_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/u;
+
+export function hasDisplayControlCharacters(s: string): boolean {
+  return DISPLAY_CONTROL.test(s);
+}
+
+/** The message for text refused by hasDisplayControlCharacters. */
+export function displayControlRefusal(field: string): string {
+  return `${field} must not contain text-direction control characters or line separators`;
+}
+
+/**
  * A required piece of human text (an account name, a description): trimmed, non-empty, free of
- * control characters and unpaired surrogates, at most `max` characters (code points; D6 limits).
+ * control characters, display controls and unpaired surrogates, at most `max` characters (code
+ * points; D6 limits). Refused rather than cleaned: the author sees what was wrong.
  */
 export function requiredText(field: string, max: number) {
   const required = `${field} is required`;
@@ -19,6 +37,7 @@ export function requiredText(field: string, max: number) {
     v.minLength(1, required),
     v.check((s) => s.isWellFormed(), `${field} is not valid Unicode text`),
     v.check((s) => !hasControlCharacters(s), `${field} must not contain control characters`),
+    v.check((s) => !hasDisplayControlCharacters(s), displayControlRefusal(field)),
     v.check((s) => [...s].length <= max, `${field} has at most ${max} characters`),
   );
 }

@@ -27,6 +27,7 @@ import {
   type IssuedSession,
   type SessionView,
 } from './sessions';
+import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from './text';
 import { underLiveSession } from './users';
 
 /** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */
@@ -92,9 +93,17 @@ async function verified<T>(verify: () => Promise<T>): Promise<T> {
   }
 }
 
-function passkeyName(raw: unknown, existingCount: number): string {
-  const name = typeof raw === 'string' ? [...raw.trim()].slice(0, PASSKEY_NAME_MAX_LENGTH).join('') : '';
-  return name || `Passkey ${existingCount + 1}`;
+/**
+ * The name asked for at register/finish: trimmed and cut to 60 characters, '' when none (the
+ * default is chosen later). A name carrying characters that disguise it on screen (reversed by a
+ * bidi override, say) or that PostgreSQL text refuses (NUL) is refused, before anything is spent.
+ */
+function requestedPasskeyName(raw: unknown): string {
+  if (typeof raw !== 'string') return '';
+  const name = raw.trim();
+  if (hasControlCharacters(name)) throw invalid('name must not contain control characters');
+  if (hasDisplayControlCharacters(name)) throw invalid(displayControlRefusal('name'));
+  return [...name].slice(0, PASSKEY_NAME_MAX_LENGTH).join('');
 }
 
 /** What register/finish did: a full session gained a passkey, or a half-session enrolled its first and is now full. */
@@ -117,6 +126,7 @@ export async function finishRegistration(
   name: unknown,
   ttlDays: number,
 ): Promise<RegistrationResult> {
+  const requestedName = requestedPasskeyName(name);
   await checkRegistrationGate(db, session);
   const challenge = await takeChallenge(db, session.hash, 'register');
   if (!challenge) throw invalid('no registration is in progress; begin again');
@@ -139,7 +149,7 @@ export async function finishRegistration(
       publicKey: isoBase64URL.fromBuffer(credential.publicKey),
       counter: credential.counter,
       transports: credential.transports ?? [],
-      name: passkeyName(name, existing),
+      name: requestedName || `Passkey ${existing + 1}`,
     });
     if (!stored) throw invalid('that passkey is already registered');
     if (live.mfaComplete) return { outcome: 'added' };

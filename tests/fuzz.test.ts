@@ -47,7 +47,9 @@ async function unbalancedTransactions(h: Harness): Promise<unknown[]> {
 async function expectSpecShape(res: Response, what: string): Promise<void> {
   expect(res.status, `${what}: never a 500`).toBeLessThan(500);
   const text = await res.text();
-  expect(text, `${what}: no internals in the body`).not.toMatch(LEAK);
+  // Issue 1/7: the API reference's bundle is third-party code served verbatim; its words ("select") leak nothing.
+  const vendored = res.status < 400 && /^GET \/docs\/scalar\.js[?\s]/.test(what);
+  if (!vendored) expect(text, `${what}: no internals in the body`).not.toMatch(LEAK);
   if (res.status < 400) return;
   const type = res.headers.get('content-type') ?? '';
   if (type.startsWith('application/json')) {
@@ -69,6 +71,9 @@ async function expectSpecShape(res: Response, what: string): Promise<void> {
 }
 
 // ---- generators ------------------------------------------------------------------------------
+
+/** Stored names and descriptions refuse these: bidi controls and marks, line and paragraph separators. */
+const DISPLAY_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/u;
 
 const ASCII = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 });
 const NASTY_TEXT = fc.oneof(
@@ -231,7 +236,7 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
       if (typeof t.occurred_on !== 'string' || !isCalendarDate(t.occurred_on)) return false;
       if (typeof t.description !== 'string') return false;
       const d = t.description.trim();
-      if (d === '' || [...d].length > DESCRIPTION_MAX || /\p{Cc}/u.test(d) || !d.isWellFormed()) return false;
+      if (d === '' || [...d].length > DESCRIPTION_MAX || /\p{Cc}/u.test(d) || DISPLAY_CONTROL.test(d) || !d.isWellFormed()) return false;
       if (t.entries.length < ENTRIES_MIN || t.entries.length > ENTRIES_MAX) return false;
       let sum = 0n;
       for (const e of t.entries) {
@@ -272,7 +277,7 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
         const res = await h.call(token, 'POST', '/accounts', { name, kind: 'expense' });
         const trimmed = typeof name === 'string' ? name.trim() : '';
         const taken = (await (await h.call(token, 'GET', '/accounts')).json() as { name: string }[]).some((a) => a.name === trimmed);
-        const fits = typeof name === 'string' && trimmed !== '' && [...trimmed].length <= ACCOUNT_NAME_MAX && !/\p{Cc}/u.test(trimmed) && trimmed.isWellFormed();
+        const fits = typeof name === 'string' && trimmed !== '' && [...trimmed].length <= ACCOUNT_NAME_MAX && !/\p{Cc}/u.test(trimmed) && !DISPLAY_CONTROL.test(trimmed) && trimmed.isWellFormed();
         if (res.status === 201) {
           expect(fits, `accepted ${JSON.stringify(name)}`).toBe(true);
           expect(((await res.json()) as { name: string }).name).toBe(trimmed);

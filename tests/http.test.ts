@@ -1,7 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { beforeAll, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
 import { accounts, transactions } from '../src/db/schema';
-import { describeEachDatabase, type Harness, type LogLine } from './support/harness';
+import { createWebApp, WEB_DIST } from '../src/http/web-app';
+import { describeEachDatabase, TEST_ENV, type Harness, type LogLine } from './support/harness';
 
 // Spec: CORS rules 1–3; Errors, rules 3 and the shapes; D6 (1 MiB → 413); D10 (one log line per
 // request, path without query string). README: 404 for unknown routes, 415 for a non-JSON body.
@@ -468,5 +472,44 @@ describeEachDatabase('D10: every request is logged as one info line "request" {m
     expect(all).not.toContain('lg_secret_in_query');
     expect(all).not.toContain('abc123');
     expect(all).not.toContain(token);
+  });
+});
+
+// The web app's server (no database, no browser): createWebApp answers requests directly.
+describe('web app (D2/D9): the app for its routes, 404 for a missing asset', () => {
+  const web = createWebApp(loadConfig(TEST_ENV));
+  const get = (at: string) => Promise.resolve(web.request(`${TEST_ENV.WEB_ORIGIN}${at}`));
+
+  function expectSecurityHeaders(res: Response, at: string): void {
+    expect(res.headers.get('x-frame-options'), at).toBe('DENY');
+    expect(res.headers.get('content-security-policy'), at).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options'), at).toBe('nosniff');
+    expect(res.headers.get('referrer-policy'), at).toBe('no-referrer');
+  }
+
+  it('a missing file under /assets/ is a plain 404 with the security headers, never the app page', async () => {
+    for (const at of ['/assets/x.js', '/assets/none.css', '/assets/deeper/x.js', '/assets/']) {
+      const res = await get(at);
+      expect(res.status, at).toBe(404);
+      expect(res.headers.get('content-type'), at).toMatch(/^text\/plain/);
+      expect(await res.text(), at).not.toMatch(/<html|<!doctype/i);
+      expectSecurityHeaders(res, at);
+    }
+  });
+
+  it('app routes still get index.html, and a built asset is served', async () => {
+    for (const at of ['/', '/device', '/device?user_code=ABCD-EFGH', '/authorize?client_id=x&state=s', '/settings']) {
+      const res = await get(at);
+      expect(res.status, at).toBe(200);
+      expect(res.headers.get('content-type'), at).toMatch(/^text\/html/);
+      expectSecurityHeaders(res, at);
+    }
+    const indexFile = path.join(WEB_DIST, 'index.html');
+    const script = existsSync(indexFile) ? /src="(\/assets\/[^"]+\.js)"/.exec(readFileSync(indexFile, 'utf8'))?.[1] : undefined;
+    if (script) {
+      const res = await get(script);
+      expect(res.status, script).toBe(200);
+      expect(res.headers.get('content-type'), script).toMatch(/javascript/);
+    }
   });
 });

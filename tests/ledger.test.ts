@@ -14,6 +14,11 @@ async function json<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** Characters that make text display reversed, reordered or broken across lines (bidi controls, marks, separators). */
+const DISPLAY_CONTROLS = ['202A', '202B', '202C', '202D', '202E', '2066', '2067', '2068', '2069', '200E', '200F', '061C', '2028', '2029'].map(
+  (hex) => [`U+${hex}`, String.fromCodePoint(Number.parseInt(hex, 16))] as const,
+);
+
 describeEachDatabase('accounts (spec: Account; D6, D13)', (h) => {
   let token: string;
   beforeAll(async () => {
@@ -55,6 +60,18 @@ describeEachDatabase('accounts (spec: Account; D6, D13)', (h) => {
     }
     expect((await h.call(token, 'POST', '/accounts', { name: 'y'.repeat(100), kind: 'asset' })).status).toBe(201);
     expect((await list()).length).toBe(before.length + 1);
+  });
+
+  it('an account name with a text-direction control character or line separator is 400 with a clear message; nothing stored', async () => {
+    const before = await list();
+    for (const [what, ch] of DISPLAY_CONTROLS) {
+      for (const name of [`Evil${ch}lanif`, `Rent ${ch}${ch} paid`]) {
+        const res = await h.call(token, 'POST', '/accounts', { name, kind: 'asset' });
+        expect(res.status, what).toBe(400);
+        expect(await json(res), what).toEqual({ error: 'name must not contain text-direction control characters or line separators' });
+      }
+    }
+    expect(await list()).toEqual(before);
   });
 });
 
@@ -174,6 +191,17 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
     const big = await json<any[]>(await h.call(token, 'GET', '/transactions?from=2026-01-02&to=2026-01-02'));
     expect(big.find((t) => t.description.length === 500).entries.map((e: any) => e.amount_cents)).toEqual([10 ** 15, -(10 ** 15)]);
     expect(big.some((t) => t.description === limits[1]!.description)).toBe(true);
+  });
+
+  it('a description with a text-direction control character or line separator is 400 with a clear message; nothing stored', async () => {
+    const before = await count();
+    const ok = [[ids.Bank!, 100], [ids.Food!, -100]] as [number, number][];
+    for (const [what, ch] of DISPLAY_CONTROLS) {
+      const res = await post(tx('2026-01-04', `Paid ${ch}321 to Bob`, ok));
+      expect(res.status, what).toBe(400);
+      expect(await json(res), what).toEqual({ error: 'description must not contain text-direction control characters or line separators' });
+    }
+    expect(await count()).toBe(before);
   });
 
   /**

@@ -397,10 +397,95 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     expect((await h.call(token, 'DELETE', `/transactions/${victim}`)).status).toBe(404);
   });
 
+  it('text-direction controls: create_account and record_transaction refuse a name or description carrying one (isError, the HTTP message); nothing stored', async () => {
+    const before = await books();
+    for (const hex of ['202E', '202A', '2066', '2069', '200E', '200F', '061C', '2028', '2029']) {
+      const ch = String.fromCodePoint(Number.parseInt(hex, 16));
+      const account = { name: `Evil${ch}lanif`, kind: 'asset' };
+      expect(errorText(await call(client, 'create_account', account)), `U+${hex}`).toBe(
+        'name must not contain text-direction control characters or line separators',
+      );
+      expect(await httpRefusal('POST', '/accounts', account), `U+${hex}`).toBe(
+        'name must not contain text-direction control characters or line separators',
+      );
+      const transaction = {
+        occurred_on: '2026-03-06',
+        description: `Paid${ch}321`,
+        entries: [
+          { account_id: ids.Bank, amount_cents: 5 },
+          { account_id: ids.Salary, amount_cents: -5 },
+        ],
+      };
+      expect(errorText(await call(client, 'record_transaction', transaction)), `U+${hex}`).toBe(
+        'description must not contain text-direction control characters or line separators',
+      );
+      const money = { from_account_id: ids.Bank, to_account_id: ids.Groceries, amount_cents: 5, description: `x${ch}y` };
+      expect(errorText(await call(client, 'record_money_out', money)), `U+${hex}`).toBe(
+        'description must not contain text-direction control characters or line separators',
+      );
+    }
+    expect(await books()).toEqual(before);
+  });
+
   it('get_settings and list_accounts return structured content', async () => {
     expect((await call(client, 'get_settings', {})).structuredContent).toEqual({ book_style: 'personal' });
     const { accounts } = (await call(client, 'list_accounts', {})).structuredContent as { accounts: unknown[] };
     expect(accounts).toEqual(await (await h.call(token, 'GET', '/accounts')).json());
+  });
+});
+
+describeEachDatabase('MCP Origin check (D18: servers must validate Origin against DNS rebinding)', (h) => {
+  let token: string;
+
+  beforeAll(async () => {
+    ({ token } = await h.userWithToken('origin-owner@example.com'));
+  });
+
+  /** A raw JSON-RPC tools/call of list_accounts on /mcp, with the given extra headers. */
+  function toolCall(headers: Record<string, string>, method = 'POST'): Promise<Response> {
+    return h.request('/mcp', {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: method === 'POST'
+        ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_accounts', arguments: {} } })
+        : undefined,
+    });
+  }
+
+  it('D18: a request with Origin WEB_ORIGIN, API_ORIGIN or no Origin at all is served (a bearer tool call succeeds)', async () => {
+    for (const origin of [h.config.webOrigin, h.config.apiOrigin, undefined]) {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+      if (origin) headers.origin = origin;
+      const res = await toolCall(headers);
+      expect(res.status, String(origin)).toBe(200);
+      const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { accounts?: unknown } } };
+      expect(body.result?.isError, String(origin)).toBeFalsy();
+      expect(Array.isArray(body.result?.structuredContent?.accounts), String(origin)).toBe(true);
+    }
+  });
+
+  it('D18: any other Origin is 403 {"error":"origin not allowed"}, with or without a token, on every method, before authentication', async () => {
+    const foreign = [
+      'http://evil.example',
+      'http://localhost:38081.evil.example',
+      'null',
+      'http://localhost:38082',
+      'https://localhost:38081',
+      'http://localhost:38081/',
+      'http://127.0.0.1:38081',
+    ];
+    for (const origin of foreign) {
+      for (const method of ['POST', 'GET', 'DELETE']) {
+        for (const credential of [{ authorization: `Bearer ${token}` }, {}] as Record<string, string>[]) {
+          const what = `${method} from ${origin} ${'authorization' in credential ? 'with' : 'without'} a token`;
+          const res = await toolCall({ origin, ...credential }, method);
+          expect(res.status, what).toBe(403);
+          expect(await res.text(), what).toBe('{"error":"origin not allowed"}');
+          expect(res.headers.get('access-control-allow-origin'), what).toBeNull();
+          expect(res.headers.get('www-authenticate'), what).toBeNull();
+        }
+      }
+    }
   });
 });
 

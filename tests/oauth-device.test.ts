@@ -147,6 +147,26 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     expect((await half.request(`/oauth/device_info?user_code=${started.user_code}`)).status).toBe(401);
   });
 
+  it('Fetch Metadata: a cross-site device_info or device/approve carries no session (401) and spends none of its attempts; same-site still works', async () => {
+    const b = new Browser(h);
+    await b.signIn('device@example.com', PASSWORD, key);
+    const started = await start(h);
+    const crossSite = { 'sec-fetch-site': 'cross-site' };
+    for (const userCode of ['ZZZZ-ZZZZ', started.user_code]) {
+      expect((await b.request(`/oauth/device_info?user_code=${userCode}`, { headers: crossSite })).status, userCode).toBe(401);
+      const approve = await b.request('/oauth/device/approve', { method: 'POST', headers: crossSite, json: { user_code: userCode, approve: true } });
+      expect(approve.status, userCode).toBe(401);
+    }
+    expect(await attempts(b)).toBe(0);
+    const [grant] = await h.db.select().from(deviceGrants).where(eq(deviceGrants.userCode, started.user_code));
+    expect(grant!.status).toBe('pending');
+
+    const sameSite = { 'sec-fetch-site': 'same-site' };
+    await expectOAuth(await b.request('/oauth/device_info?user_code=ZZZZ-ZZZZ', { headers: sameSite }), 400, 'invalid_grant');
+    expect(await attempts(b)).toBe(1);
+    expect((await b.request(`/oauth/device_info?user_code=${started.user_code}`, { headers: sameSite })).status).toBe(200);
+  });
+
   it('the attempt budget: 10 failures answer 400, then everything is 429, even a valid re-approval; a new sign-in starts afresh', async () => {
     const b = new Browser(h);
     await b.signIn('device@example.com', PASSWORD, key);

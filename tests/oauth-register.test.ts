@@ -246,6 +246,27 @@ describeEachDatabase('POST /oauth/register', (h) => {
     expect(await dynamicCount(h)).toBe(1);
   });
 
+  // A name with trailing dots is the same name to the resolver (a fully qualified `localhost.`),
+  // so it is refused like localhost itself; percent-encoded dots decode to the same host.
+  it.each([
+    ['https://localhost./cb'],
+    ['https://LOCALHOST./cb'],
+    ['https://foo.localhost./cb'],
+    ['https://localhost../cb'],
+    ['https://localhost.:8443/cb'],
+    ['https://localhost%2E/cb'],
+    ['https://App.LocalHost%2e%2E/cb'],
+  ])('README: localhost with a trailing dot is refused like localhost (400 invalid_redirect_uri, nothing registered): %s', async (uri) => {
+    await registered(h, { client_name: 'Existing', redirect_uris: ['https://existing.example/cb'] });
+    await expectRegistrationError(await register(h, { redirect_uris: [uri] }), 400, 'invalid_redirect_uri');
+    expect(await dynamicCount(h)).toBe(1);
+  });
+
+  it('an https host with a trailing dot that is not localhost stays acceptable', async () => {
+    const body = await registered(h, { redirect_uris: ['https://app.example./cb'] });
+    expect(body.redirect_uris).toEqual(['https://app.example./cb']);
+  });
+
   it('the name is stored as answered and read back by client_info', async () => {
     const { token } = await h.userWithToken('registrar-bearer@example.com', PASSWORD);
     const body = await registered(h, { client_name: '  Spaced \u202Eout\u202C  ', redirect_uris: ['https://app.example/cb'] });

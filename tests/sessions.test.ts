@@ -514,6 +514,50 @@ describeEachDatabase('Sessions (spec: Session state table; D4)', (h) => {
     expect((await b.request('/auth/me')).status).toBe(200);
   });
 
+  it('Fetch Metadata: a request the browser marks Sec-Fetch-Site: cross-site carries no session: GET /auth/me and the WebAuthn routes 401; POST /auth/logout 204 but ends nothing and clears no cookie', async () => {
+    const user = await newUser('crosssite');
+    const b = browser();
+    await b.signIn(user.email, user.password, new SoftwareAuthenticator());
+    const full = b.session!;
+    const crossSite = { 'sec-fetch-site': 'cross-site' };
+
+    await expectAuthenticationRequired(await b.request('/auth/me', { headers: crossSite }), 'cross-site GET /auth/me');
+    await expectAuthenticationRequired(
+      await b.request('/auth/webauthn/register/begin', { method: 'POST', headers: crossSite }),
+      'cross-site register/begin',
+    );
+    const logout = await b.request('/auth/logout', { method: 'POST', headers: crossSite });
+    expect(logout.status).toBe(204);
+    expect(lgSessionCookies(logout)).toEqual([]);
+    expect(b.session).toBe(full);
+    expect(await sessionRow(full)).toBeDefined();
+    expect((await b.request('/auth/me')).status).toBe(200);
+
+    // A half-session is not used cross-site either: no passkey ceremony starts for it.
+    const half = browser();
+    expect((await half.login(user.email, user.password)).status).toBe(200);
+    await expectAuthenticationRequired(
+      await half.request('/auth/webauthn/auth/begin', { method: 'POST', headers: crossSite }),
+      'cross-site auth/begin with a half-session',
+    );
+  });
+
+  it('Fetch Metadata: same-origin, same-site (the web app on another port of the same host), none and no Sec-Fetch-Site keep the session; a same-site logout ends it', async () => {
+    const user = await newUser('samesite');
+    const b = browser();
+    await b.signIn(user.email, user.password, new SoftwareAuthenticator());
+    const full = b.session!;
+    for (const site of ['same-origin', 'same-site', 'none', undefined]) {
+      const headers: Record<string, string> = site ? { 'sec-fetch-site': site } : {};
+      expect((await b.request('/auth/me', { headers })).status, String(site)).toBe(200);
+    }
+    const logout = await b.request('/auth/logout', { method: 'POST', headers: { 'sec-fetch-site': 'same-site' } });
+    expect(logout.status).toBe(204);
+    expect(lgSessionCookies(logout)).toHaveLength(1);
+    expect(b.session).toBeUndefined();
+    expect(await sessionRow(full)).toBeUndefined();
+  });
+
   it('a login while holding a session ends that previous session (and only that one)', async () => {
     const user = await newUser('relogin');
     const key = new SoftwareAuthenticator();

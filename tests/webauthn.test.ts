@@ -200,6 +200,28 @@ describeEachDatabase('WebAuthn routes (D3; Login and second factor rules 2-4)', 
     expect((await passkeysOf(user.userId)).map((p) => p.name)).toEqual(['Passkey 1']);
   });
 
+  it('register/finish refuses a passkey name with a text-direction control character or line separator (400, clear message); nothing stored, the ceremony can still finish', async () => {
+    const user = await newUser('bidiname');
+    const b = await halfSession(user);
+    const cookie = b.session!;
+    const key = new SoftwareAuthenticator();
+    const response = key.register(await b.registerBegin());
+    for (const hex of ['202A', '202B', '202C', '202D', '202E', '2066', '2067', '2068', '2069', '200E', '200F', '061C', '2028', '2029']) {
+      const ch = String.fromCodePoint(Number.parseInt(hex, 16));
+      const res = await b.post(REGISTER_FINISH, { ...response, name: `Work ${ch}potpal` });
+      expect(res.status, `U+${hex}`).toBe(400);
+      expect(await res.json(), `U+${hex}`).toEqual({ error: 'name must not contain text-direction control characters or line separators' });
+    }
+    const nul = await b.post(REGISTER_FINISH, { ...response, name: 'Work\u0000laptop' });
+    expect(nul.status).toBe(400);
+    expect(await nul.json()).toEqual({ error: 'name must not contain control characters' });
+    expect(await passkeysOf(user.userId)).toEqual([]);
+    await expectStillHalf(b, cookie);
+    // The refusals spent nothing: the same ceremony finishes with a plain name.
+    expect((await b.post(REGISTER_FINISH, { ...response, name: 'Work laptop' })).status).toBe(200);
+    expect((await passkeysOf(user.userId)).map((p) => p.name)).toEqual(['Work laptop']);
+  });
+
   it('rule 3 (register/begin): a half-session of an account that already has a passkey gets 403 {error}; no challenge is stored and the session stays half', async () => {
     const user = await userWithPasskey('gatebegin');
     const b = await halfSession(user);

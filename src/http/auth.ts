@@ -8,7 +8,7 @@ import { endSession, startHalfSession } from '../sessions';
 import { hasControlCharacters } from '../text';
 import { changePassword } from '../users';
 import type { AppEnv } from './context';
-import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie';
+import { clearSessionCookie, isCrossSite, readSessionCookie, setSessionCookie } from './session-cookie';
 import { requireFull, requireSession } from './tiers';
 import { jsonBody } from './validation';
 
@@ -53,7 +53,8 @@ export const authRoutes = new Hono<AppEnv>()
   .post('/logout', async (c) => {
     const cookie = readSessionCookie(c);
     if (cookie) await endSession(c.var.db, cookie);
-    clearSessionCookie(c);
+    // Another site's request ends nothing and must not make the browser drop the cookie either.
+    if (!isCrossSite(c)) clearSessionCookie(c);
     return c.body(null, 204);
   })
   .get('/me', requireFull, async (c) => {

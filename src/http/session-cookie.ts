@@ -16,7 +16,23 @@ function attributes(c: Context<AppEnv>) {
   } as const;
 }
 
+/**
+ * Did the browser mark this request as started by another site (Fetch Metadata)? SameSite=Lax
+ * still sends the cookie on a cross-site top-level navigation (a link, a form GET); such a request
+ * must not act as the session. `same-site` stays allowed: WEB_ORIGIN and API_ORIGIN are usually
+ * two ports of one host. An absent header (older browsers, non-browser clients) changes nothing.
+ */
+export function isCrossSite(c: Context<AppEnv>): boolean {
+  return c.req.header('Sec-Fetch-Site')?.trim().toLowerCase() === 'cross-site';
+}
+
+/**
+ * The session id the request carries, or undefined. The one place the cookie is read, so every
+ * tier and logout treat a cross-site request as carrying no cookie: it cannot use the session,
+ * spend its device-code attempts or end it.
+ */
 export function readSessionCookie(c: Context<AppEnv>): string | undefined {
+  if (isCrossSite(c)) return undefined;
   const value = getCookie(c, SESSION_COOKIE);
   // Our ids are 43 base64url characters; anything else names no session and is not looked up.
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;

@@ -36,8 +36,8 @@ function webSecurityHeaders(apiOrigin: string): Record<string, string> {
 
 /**
  * D2/D9: the web app on WEB_BIND_ADDR: the built files, `/config.json` (the API's origin, from
- * the same configuration), and index.html for every other path so that the app's own routes
- * (/authorize, /device…) load on a fresh visit.
+ * the same configuration), and index.html for every other path outside /assets so that the app's
+ * own routes (/authorize, /device…) load on a fresh visit.
  */
 export function createWebApp(config: Config) {
   const indexFile = path.join(WEB_DIST, 'index.html');
@@ -53,5 +53,8 @@ export function createWebApp(config: Config) {
     })
     .get('/config.json', (c) => c.json({ apiOrigin: config.apiOrigin }))
     .use('/assets/*', serveStatic({ root }))
+    // A missing asset is a 404, not the app's page: a stale or mistyped script URL must fail
+    // loudly instead of being answered with HTML (which a browser then refuses to run as script).
+    .all('/assets/*', (c) => c.text('not found', 404))
     .get('*', (c) => c.html(index));
 }

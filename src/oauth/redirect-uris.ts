@@ -29,8 +29,10 @@ export function isAcceptableRedirectUri(uri: string): boolean {
   const authority = https[1]!;
   if (authority.includes('@')) return false;
   try {
-    const url = new URL(uri);
-    return url.hostname !== 'localhost' && !url.hostname.endsWith('.localhost');
+    // A fully qualified name may end in dots (`localhost.`, also written `localhost%2E`): it is
+    // the same name to the resolver, so the dots are dropped before the name is judged.
+    const host = new URL(uri).hostname.replace(/\.+$/, '');
+    return host !== 'localhost' && !host.endsWith('.localhost');
   } catch {
     return false;
   }
