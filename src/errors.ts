@@ -29,3 +29,11 @@ export const invalid = (message: string) => new Refusal('invalid', message);
 export const forbidden = (message: string) => new Refusal('forbidden', message);
 export const notFound = (message: string) => new Refusal('not_found', message);
 export const conflict = (message: string) => new Refusal('conflict', message);
+
+/** A start-up failure the operator can fix (a busy port, a busy data directory); printed as one line before exit 1. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}

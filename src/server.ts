@@ -4,19 +4,19 @@ import { runAdminRequest } from './admin/commands';
 import type { Config, ListenAddress } from './config';
 import { openPglite, openPostgres, type Database } from './db/database';
 import { embeddedPaths, type EmbeddedPaths } from './db/embedded';
-import { Refusal } from './errors';
+import { Refusal, StartupError } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
 import { GENERIC_FAULT } from './http/errors';
 import { describeFault, type Logger } from './log';
-
-/** A start-up failure the operator can fix; printed as one line before exit 1. */
-export class StartupError extends Error {}
+import { hasAnyUser } from './users';
 
 export interface RunningServer {
   url: string;
   /** The web app's address, when WEB_BIND_ADDR is not `off`. */
   webUrl?: string;
+  /** True while the database holds no user (D14: the start-up line says how to add one). */
+  needsFirstUser: boolean;
   /** D10: stop accepting, finish in-flight requests, close the database. */
   stop(): Promise<void>;
 }
@@ -138,6 +138,7 @@ export async function startServer(config: Config, log: Logger, options: ServeOpt
     await closeStore(store);
     throw error;
   }
+  const needsFirstUser = !(await hasAnyUser(store.database.db));
   log.info('listening', { url: listening.url, web: web?.url ?? null, database: store.database.backend });
 
   let stopping: Promise<void> | undefined;
@@ -147,5 +148,5 @@ export async function startServer(config: Config, log: Logger, options: ServeOpt
       await closeStore(store);
       log.info('stopped');
     })());
-  return { url: listening.url, webUrl: web?.url, stop };
+  return { url: listening.url, webUrl: web?.url, needsFirstUser, stop };
 }

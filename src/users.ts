@@ -50,6 +50,12 @@ export async function addUser(db: Db, email: string, password: string) {
   return user;
 }
 
+/** D14: `serve` tells the operator how to create the first user while there is none. */
+export async function hasAnyUser(db: Db): Promise<boolean> {
+  const rows = await db.select({ id: users.id }).from(users).limit(1);
+  return rows.length > 0;
+}
+
 export interface UserSummary {
   email: string;
   passkeyCount: number;

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { stripVTControlCharacters } from 'node:util';
 import { defineCommand, runCommand, runMain } from 'citty';
 import type { AdminRequest } from '../admin/commands';
-import { ConfigError, loadConfig } from '../config';
-import { Refusal } from '../errors';
-import { jsonLogger } from '../log';
-import { startServer, StartupError } from '../server';
+import { ConfigError, loadConfig, type Config } from '../config';
+import { Refusal, StartupError } from '../errors';
+import { describeFault, jsonLogger } from '../log';
+import type { RunningServer } from '../server';
 import { MINTED_TOKEN_DEFAULT_DAYS } from '../tokens';
 import { executeAdminRequest } from './execute';
 
@@ -52,12 +52,28 @@ const password = {
   valueHint: '-',
 } as const;
 
+/**
+ * D14: the one line for people that `serve` writes on stderr once it listens (the JSON log goes
+ * to stdout): where to open the web app and the API, and, while no user exists, the command that
+ * creates the first one.
+ */
+function startupLine(config: Config, server: RunningServer): string {
+  const web = server.webUrl ? `web app ${config.webOrigin} (listening on ${server.webUrl})` : 'web app off (WEB_BIND_ADDR=off)';
+  const api = `API ${config.apiOrigin} (listening on ${server.url})`;
+  const next = server.needsFirstUser ? '; no user yet: create one with npx ledger user add <email>' : '';
+  return `ledger: serving the ${web} and the ${api}${next}`;
+}
+
 const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'run the server (migrates the database first)' },
   async run() {
     const log = jsonLogger();
     try {
-      const server = await startServer(loadConfig(), log, { overrideGlobalObjects: true });
+      // Loaded here, not at the top: admin commands never pay for the HTTP server's modules (D14).
+      const { startServer } = await import('../server');
+      const config = loadConfig();
+      const server = await startServer(config, log, { overrideGlobalObjects: true });
+      process.stderr.write(`${startupLine(config, server)}\n`);
       const shutdown = () => {
         void server.stop().then(() => process.exit(0));
       };
@@ -65,7 +81,7 @@ const serveCommand = defineCommand({
       process.once('SIGINT', shutdown);
     } catch (error) {
       fail(explain(error));
-      if (!(error instanceof ConfigError || error instanceof StartupError)) log.error('startup.fault', { message: String(error) });
+      if (!(error instanceof ConfigError || error instanceof StartupError)) log.error('startup.fault', describeFault(error));
       process.exit(1);
     }
   },

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,9 @@ declare module 'vitest' {
  * PostgreSQL test database becomes the template every test file clones.
  */
 export default async function setup(project: TestProject) {
+  // D14: `ledger` runs the compiled CLI; build it from the sources under test, so that tests of
+  // real processes never run a stale build.
+  execFileSync(process.execPath, ['scripts/build-server.js'], { stdio: 'inherit' });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'ledger-test-'));
   const pglite = await openPglite(undefined);
   const dump = await pglite.client.dumpDataDir('none');
