@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     globalSetup: ['tests/support/global-setup.ts'],
     pool: 'forks',
-    // Two cores: more workers only queue on PGlite's cold start.
+    // Two cores: more workers only queue for the CPU.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as v from 'valibot';
 
-/** Where the ledger's data lives: the embedded PGlite directory (D2) or a PostgreSQL server. */
+/** Where the ledger's data lives: the embedded cluster's directory (D2) or a PostgreSQL server. */
 export type DatabaseTarget =
   | { kind: 'embedded'; dir: string }
   | { kind: 'postgres'; url: string };

@@ -60,7 +60,7 @@ function className(error: Error): string {
   return error.name === 'Error' && typeof constructorName === 'string' && constructorName ? constructorName : error.name;
 }
 
-/** Driver fields that name the failure, never a value (postgres.js first, then PGlite's name). */
+/** Driver fields that name the failure, never a value (postgres.js's names first). */
 const NAMING_FIELDS = {
   constraint: ['constraint_name', 'constraint'],
   table: ['table_name', 'table'],

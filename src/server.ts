@@ -1,14 +1,11 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { waitForDirectory, type AdminAnswer, type HeldDirectory } from './admin/channel';
-import { runAdminRequest } from './admin/commands';
 import type { Config, ListenAddress } from './config';
-import { openPglite, openPostgres, type Database } from './db/database';
-import { embeddedPaths, type EmbeddedPaths } from './db/embedded';
-import { Refusal, StartupError } from './errors';
+import { openPostgres, type Database } from './db/database';
+import { openEmbedded, type EmbeddedDatabase } from './db/embedded';
+import { StartupError } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
-import { GENERIC_FAULT } from './http/errors';
-import { describeFault, type Logger } from './log';
+import type { Logger } from './log';
 import { hasAnyUser } from './users';
 
 export interface RunningServer {
@@ -23,56 +20,26 @@ export interface RunningServer {
 
 interface OpenedStore {
   database: Database;
-  lock?: HeldDirectory;
+  /** The embedded cluster, which `serve` holds until it stops (D2). */
+  embedded?: EmbeddedDatabase;
 }
 
-/**
- * D2: takes the data directory's lock. Another `serve` holding it is refused at once; a
- * short-lived holder (an admin command, or a server on its way out) is waited for, like an admin
- * command waits (src/cli/execute.ts).
- */
-async function holdForServe(paths: EmbeddedPaths): Promise<HeldDirectory> {
-  try {
-    const held = await waitForDirectory(paths, 'serve', (holder): Promise<never> => {
-      throw new StartupError(`the database in ${paths.dir} is already in use by process ${holder.pid}`);
-    });
-    // A running server ends the wait with a throw, so the only value here is the lock.
-    return 'lock' in held ? held.lock : held.value;
-  } catch (error) {
-    if (error instanceof Refusal) throw new StartupError(error.message);
-    throw error;
-  }
-}
-
-async function openStore(config: Config, log: Logger): Promise<OpenedStore> {
+async function openStore(config: Config): Promise<OpenedStore> {
   const target = config.database;
   if (target.kind === 'postgres') return { database: await openPostgres(target.url) };
-
-  const paths = embeddedPaths(target.dir);
-  const lock = await holdForServe(paths);
+  const embedded = await openEmbedded(target.dir, 'serve');
   try {
-    const database = await openPglite(paths.pgData);
-    lock.answerAdminRequests(async (request): Promise<AdminAnswer> => {
-      try {
-        return { ok: true, lines: await runAdminRequest(database.db, config, request) };
-      } catch (error) {
-        if (error instanceof Refusal) return { ok: false, message: error.message };
-        log.error('admin.fault', describeFault(error));
-        return { ok: false, message: GENERIC_FAULT };
-      }
-    });
-    return { database, lock };
+    return { database: await openPostgres(embedded.url, { backend: 'embedded' }), embedded };
   } catch (error) {
-    await lock.release();
+    await embedded.release();
     throw error;
   }
 }
 
-/** Closes the database, then lets go of the directory (never the other way round: D2). */
+/** Closes the pool, then lets go of (and stops) the embedded cluster. */
 async function closeStore(store: OpenedStore): Promise<void> {
-  await store.lock?.stopServing();
   await store.database.close();
-  await store.lock?.release();
+  await store.embedded?.release();
 }
 
 export interface ServeOptions {
@@ -122,7 +89,7 @@ function closeServer(server: ServerType): Promise<void> {
 
 /** `ledger serve`: migrate, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR. */
 export async function startServer(config: Config, log: Logger, options: ServeOptions = {}): Promise<RunningServer> {
-  const store = await openStore(config, log);
+  const store = await openStore(config);
   const app = createApp({ db: store.database.db, config, log });
   let listening: { server: ServerType; url: string };
   let web: { server: ServerType; url: string } | undefined;

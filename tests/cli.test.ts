@@ -7,19 +7,18 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAccount } from '../src/accounts';
-import { holdDirectory } from '../src/admin/channel';
-import { MIGRATIONS_FOLDER, openPglite, type Db } from '../src/db/database';
-import { embeddedPaths } from '../src/db/embedded';
+import { MIGRATIONS_FOLDER, type Db } from '../src/db/database';
 import { entries, passkeys, sessions, tokens, transactions, users } from '../src/db/schema';
 import { randomSecret, sha256Hex } from '../src/secrets';
 import { authenticateBearer, mintToken } from '../src/tokens';
 import { postTransaction } from '../src/transactions';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
+import { newDataRoot, withEmbeddedDb } from './support/embedded';
 import { lastLine, runLedger, type CliResult } from './support/processes';
 
 // Spec: Admin commands; D1 (scriptable output, one-line errors), D5 (mint-token). README: Admin
 // commands. Every command runs as a real `ledger` process against a real database: a cloned
-// PostgreSQL database, or an embedded data directory (created once per file: PGlite's cold start).
+// PostgreSQL database, or an embedded data directory of its own (D2: `file:<dir>`, the cluster started per command).
 
 const DAY_MS = 86_400_000;
 const DEFAULT_API_ORIGIN = 'http://localhost:38081';
@@ -46,7 +45,7 @@ const idHash = () => sha256Hex(randomSecret());
 for (const backend of BACKENDS) {
   describe.skipIf(backend === 'postgres' && !postgresAvailable())(`ledger admin commands as processes [${backend}]`, () => {
     let database: TestDatabase | undefined;
-    /** The processes' working directory; for PGlite, `data/` inside it is the data directory. */
+    /** The processes' working directory; for the embedded backend, `data/` inside it is the data directory. */
     let root: string;
     let dataDir: string;
     let env: Record<string, string>;
@@ -55,25 +54,11 @@ for (const backend of BACKENDS) {
       runLedger(args, { env: { ...env, ...extra }, stdin, cwd: root });
 
     /**
-     * Reads or writes the database between commands. PostgreSQL: the test's own connection. PGlite:
-     * only while no process holds the directory, so the test takes the directory's lock like an admin
-     * command and closes the database before the next command runs.
+     * Reads or writes the database between commands: the test's own connection to PostgreSQL, or
+     * the embedded cluster of the data directory as an admin command opens it (D2).
      */
     async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
-      if (database) return work(database.db);
-      const paths = embeddedPaths(dataDir);
-      const attempt = await holdDirectory(paths, 'admin');
-      if (!attempt.acquired) throw new Error(`the data directory is held by ${JSON.stringify(attempt.holder)}`);
-      try {
-        const embedded = await openPglite(paths.pgData);
-        try {
-          return await work(embedded.db);
-        } finally {
-          await embedded.close();
-        }
-      } finally {
-        await attempt.lock.release();
-      }
+      return database ? work(database.db) : withEmbeddedDb(dataDir, work);
     }
 
     async function userByEmail(db: Db, email: string) {
@@ -97,7 +82,7 @@ for (const backend of BACKENDS) {
     let aliceToken: string;
 
     beforeAll(async () => {
-      root = mkdtempSync(path.join(os.tmpdir(), `ledger-cli-${backend}-`));
+      root = newDataRoot(`ledger-cli-${backend}-`);
       dataDir = path.join(root, 'data');
       if (backend === 'postgres') {
         database = await openTestDatabase('postgres');

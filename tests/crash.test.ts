@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
+import { newDataRoot, stopEmbedded } from './support/embedded';
 
 // Issue 6/6: crash safety. `ledger serve` is killed with SIGKILL in the middle of a stream of
 // POST /transactions and started again: every transaction that got a 201 is there and balanced,
@@ -68,8 +68,8 @@ for (const backend of BACKENDS) {
         database = await openTestDatabase('postgres');
         env = { DATABASE_URL: database.url!, API_ORIGIN: 'http://localhost:38081' };
       } else {
-        dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-crash-'));
-        env = { DATABASE_URL: `file:${dir}`, API_ORIGIN: 'http://localhost:38081' };
+        dir = newDataRoot('ledger-crash-');
+        env = { DATABASE_URL: `file:${path.join(dir, 'data')}`, API_ORIGIN: 'http://localhost:38081' };
       }
       // Minted tokens are audienced to API_ORIGIN, so the CLI and every `serve` share one.
       await run(['user', 'add', 'crash@example.com'], env);
@@ -78,6 +78,7 @@ for (const backend of BACKENDS) {
 
     afterAll(async () => {
       await database?.close();
+      if (dir) await stopEmbedded(path.join(dir, 'data'));
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 

@@ -115,7 +115,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !STRICT)('/docs in chromium (issue 1/7)
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (Debian: apt-get install chromium)`);
-    database = await openTestDatabase('pglite');
+    database = await openTestDatabase('embedded');
     // The app needs its own origin before it exists (bearer audience, the document's servers).
     let app: ReturnType<typeof createApp> | undefined;
     server = serve({ fetch: (request) => app!.fetch(request), hostname: '127.0.0.1', port: 0 });

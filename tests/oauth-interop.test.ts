@@ -1,12 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { addUser } from '../src/users';
-import { openPglite } from '../src/db/database';
-import { embeddedPaths } from '../src/db/embedded';
 import { startServer, type RunningServer } from '../src/server';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
@@ -56,7 +51,6 @@ class Person {
 for (const backend of BACKENDS) {
   describe.skipIf(backend === 'postgres' && !postgresAvailable())(`oauth4webapi against ledger serve [${backend}]`, () => {
     let database: TestDatabase | undefined;
-    let dir: string | undefined;
     let server: RunningServer;
     let api: string;
     let as: oauth.AuthorizationServer;
@@ -66,18 +60,9 @@ for (const backend of BACKENDS) {
     beforeAll(async () => {
       const port = await freePort();
       api = `http://localhost:${port}`;
-      let databaseUrl: string;
-      if (backend === 'postgres') {
-        database = await openTestDatabase('postgres');
-        databaseUrl = database.url!;
-        await addUser(database.db, 'interop@example.com', PASSWORD);
-      } else {
-        dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-interop-'));
-        databaseUrl = `file:${dir}`;
-        const seed = await openPglite(embeddedPaths(dir).pgData);
-        await addUser(seed.db, 'interop@example.com', PASSWORD);
-        await seed.close();
-      }
+      database = await openTestDatabase(backend);
+      const databaseUrl = database.url;
+      await addUser(database.db, 'interop@example.com', PASSWORD);
       const config = loadConfig({ DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: api });
       server = await startServer(config, { info() {}, error() {} });
       const issuer = new URL(api);
@@ -87,7 +72,6 @@ for (const backend of BACKENDS) {
     afterAll(async () => {
       await server?.stop();
       await database?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     it('discovery from a 401 on /mcp: WWW-Authenticate names the resource metadata (RFC 9728 §5.1), which names this authorization server (RFC 8414)', async () => {

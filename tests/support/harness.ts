@@ -86,7 +86,7 @@ export class Harness {
 }
 
 /**
- * Runs `body` once per backend: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (skipped,
+ * Runs `body` once per backend: the embedded cluster always, PostgreSQL when TEST_DATABASE_URL is set (skipped,
  * and reported as skipped, otherwise).
  */
 export function describeEachDatabase(title: string, body: (harness: Harness) => void): void {
