@@ -86,6 +86,10 @@ describe('ledger serve on the embedded cluster (D2, D10, D14)', () => {
     const [list, duplicate] = await Promise.all([ledger(['user', 'list']), ledger(['user', 'add', 'Live@Example.com'])]);
     expect(list.stdout).toMatch(/^live@example\.com\t0\t/);
     expectOneLineRefusal(duplicate, /a user live@example\.com already exists/);
+    // D14: a backup while serve runs is taken from the running cluster.
+    const backup = await ledger(['backup', path.join(root, 'while-serving.ledger-backup')]);
+    expect(backup.stderr).toBe('');
+    expect(lastLine(backup)).toMatch(/^wrote .*while-serving\.ledger-backup: 1 users, /);
     expect(postmaster(dir)?.pid, 'the admin commands did not stop or restart the cluster').toBe(before);
   }, 60_000);
 

@@ -31,25 +31,8 @@ function form(h: Harness, path: string, fields: Record<string, string>): Promise
 
 /** An authorization code approved by `b` (only approve mints codes), with what redeeming it takes. */
 async function approveCode(b: Browser): Promise<Record<string, string>> {
-  const verifier = randomBytes(32).toString('base64url');
-  const res = await b.post('/oauth/authorize/approve', {
-    client_id: 'ledger-cli',
-    redirect_uri: CALLBACK,
-    response_type: 'code',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    resource: API,
-    approve: true,
-  });
-  expect(res.status, 'approve').toBe(200);
-  const { redirect } = (await res.json()) as { redirect: string };
-  return {
-    grant_type: 'authorization_code',
-    code: new URL(redirect).searchParams.get('code')!,
-    redirect_uri: CALLBACK,
-    client_id: 'ledger-cli',
-    code_verifier: verifier,
-  };
+  const { code, verifier } = await b.approveCode(CALLBACK, API);
+  return { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'ledger-cli', code_verifier: verifier };
 }
 
 /** A device grant approved by `b`; returns the poll that would claim it. */

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginThrottle, oauthClients, sessions } from '../src/db/schema';
@@ -63,22 +62,8 @@ describe.skipIf(!postgresAvailable())('two instances on one PostgreSQL (D10)', (
     await database?.close();
   });
 
-  async function approvedCode(): Promise<{ code: string; verifier: string }> {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const res = await browser.post('/oauth/authorize/approve', {
-      client_id: 'ledger-cli',
-      redirect_uri: CALLBACK,
-      response_type: 'code',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: API,
-      approve: true,
-    });
-    expect(res.status).toBe(200);
-    const { redirect } = (await res.json()) as { redirect: string };
-    return { code: new URL(redirect).searchParams.get('code')!, verifier };
-  }
+  const approvedCode = () => browser.approveCode(CALLBACK, API);
+
 
   const redeem = (grant: { code: string; verifier: string }) =>
     spread(

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { restoreBackup, writeBackup } from './backup';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import { invalid } from '../errors';
@@ -17,6 +18,8 @@ export const AdminRequestSchema = v.variant('op', [
   v.object({ op: v.literal('user.list') }),
   v.object({ op: v.literal('user.passwd'), email: v.string(), password: v.nullable(v.string()) }),
   v.object({ op: v.literal('user.rm'), email: v.string() }),
+  v.object({ op: v.literal('backup'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')) }),
+  v.object({ op: v.literal('restore'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')) }),
   v.object({
     op: v.literal('mint-token'),
     email: v.string(),
@@ -63,6 +66,10 @@ export async function runAdminRequest(db: Db, config: Config, input: unknown): P
     case 'user.rm':
       await removeUser(db, request.email);
       return [`removed user ${normaliseEmail(request.email)}; their transactions stay, without an author`];
+    case 'backup':
+      return [await writeBackup(db, request.file)];
+    case 'restore':
+      return [await restoreBackup(db, request.file)];
     case 'mint-token': {
       const user = await findUserByEmail(db, request.email);
       if (!user) throw invalid(`no user ${normaliseEmail(request.email)}`);

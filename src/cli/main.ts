@@ -130,9 +130,23 @@ const mintTokenCommand = defineCommand({
     admin(() => ({ op: 'mint-token', email: args.email, label: args.label ?? null, days: parseDays(args.days) })),
 });
 
+const file = { type: 'positional', required: true, description: 'the backup file' } as const;
+
+const backupCommand = defineCommand({
+  meta: { name: 'backup', description: 'write a consistent backup of the whole instance to a file (0600), also while serve runs' },
+  args: { file },
+  run: ({ args }) => admin(() => ({ op: 'backup', file: args.file })),
+});
+
+const restoreCommand = defineCommand({
+  meta: { name: 'restore', description: 'load a backup into an empty database (nothing changes if anything is wrong)' },
+  args: { file },
+  run: ({ args }) => admin(() => ({ op: 'restore', file: args.file })),
+});
+
 const main = defineCommand({
   meta: { name: 'ledger', description: 'Ledger: double-entry bookkeeping for a family or a club' },
-  subCommands: { serve: serveCommand, user: userCommand, 'mint-token': mintTokenCommand },
+  subCommands: { serve: serveCommand, user: userCommand, 'mint-token': mintTokenCommand, backup: backupCommand, restore: restoreCommand },
 });
 
 // citty's runMain answers a usage mistake with the whole usage text; D1 wants one line on stderr.

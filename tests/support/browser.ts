@@ -2,6 +2,7 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server';
+import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { SoftwareAuthenticator } from './authenticator';
 import type { Harness } from './harness';
@@ -69,6 +70,26 @@ export class Browser {
   async assert(authenticator: SoftwareAuthenticator): Promise<Response> {
     const options = await this.authBegin();
     return this.post('/auth/webauthn/auth/finish', authenticator.authenticate(options));
+  }
+
+  /**
+   * An authorization code approved from this full session (only approve mints codes, spec: OAuth
+   * routes), for `ledger-cli` unless told otherwise, with the PKCE verifier that redeems it.
+   */
+  async approveCode(redirectUri: string, resource: string, clientId = 'ledger-cli'): Promise<{ code: string; verifier: string }> {
+    const verifier = randomBytes(32).toString('base64url');
+    const res = await this.post('/oauth/authorize/approve', {
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource,
+      approve: true,
+    });
+    expect(res.status, 'approve').toBe(200);
+    const { redirect } = (await res.json()) as { redirect: string };
+    return { code: new URL(redirect).searchParams.get('code')!, verifier };
   }
 
   /** Password, then the passkey (enrolling it first when the account has none): a full session. */

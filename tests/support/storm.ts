@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { expect } from 'vitest';
 import { sha256Hex } from '../../src/secrets';
@@ -84,21 +84,7 @@ async function prepareShots(request: Request, users: StormUsers): Promise<Shot[]
   await browser.signIn(users.email, PASSWORD, new SoftwareAuthenticator());
   const shots: Shot[] = [];
 
-  const approvedCode = async () => {
-    const verifier = randomBytes(32).toString('base64url');
-    const res = await browser.post('/oauth/authorize/approve', {
-      client_id: 'ledger-cli',
-      redirect_uri: CALLBACK,
-      response_type: 'code',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      resource: API,
-      approve: true,
-    });
-    expect(res.status, 'approve').toBe(200);
-    const { redirect } = (await res.json()) as { redirect: string };
-    return { code: new URL(redirect).searchParams.get('code')!, verifier };
-  };
+  const approvedCode = () => browser.approveCode(CALLBACK, API);
   const exchange = (grant: { code: string; verifier: string }) =>
     request(
       '/oauth/token',

@@ -1,0 +1,172 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { MIGRATIONS_FOLDER, rowsOf, type Db } from '../db/database';
+import { invalid } from '../errors';
+
+/**
+ * D14: `ledger backup` and `ledger restore`. The file, documented in the README:
+ *
+ *   line 1: a JSON header {format: "ledger-backup", version: 1, schema, created_at, counts, sha256}
+ *   line 2: a JSON object with one array of rows per table, as PostgreSQL writes them (row_to_json)
+ *
+ * `schema` is the number of migrations the database had; `sha256` is the hex digest of line 2's
+ * bytes, so that a truncated or altered file is refused before anything is written. Rows keep
+ * their ids. Secrets are stored as the database keeps them: password hashes, token digests,
+ * passkeys' public keys; never a plaintext secret. Sessions, codes, device grants and the login
+ * throttle are left out (short-lived; a restored instance starts with everybody signed out).
+ */
+const FORMAT = 'ledger-backup';
+const VERSION = 1;
+
+/**
+ * The tables, in an order that inserts parents first. `where` keeps only what is live: a refresh
+ * token retired by rotation or a revoked or expired token is of no use after a restore.
+ */
+const TABLES = [
+  { name: 'users', key: 'id' },
+  { name: 'oauth_clients', key: 'id' },
+  { name: 'passkeys', key: 'id' },
+  { name: 'tokens', key: 'hash', where: 'revoked_at is null and retired_at is null and expires_at > now()' },
+  { name: 'accounts', key: 'id' },
+  { name: 'settings', key: 'id' },
+  { name: 'transactions', key: 'id' },
+  { name: 'entries', key: 'id' },
+] as const;
+
+/** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries'];
+
+type TableName = (typeof TABLES)[number]['name'];
+type Rows = Record<TableName, Record<string, unknown>[]>;
+
+interface Header {
+  format: typeof FORMAT;
+  version: number;
+  schema: number;
+  created_at: string;
+  counts: Record<TableName, number>;
+  sha256: string;
+}
+
+/** How many migrations this build knows (drizzle's journal): a backup's `schema` may not exceed it. */
+function knownMigrations(): number {
+  const journal = JSON.parse(readFileSync(path.join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  return journal.entries.length;
+}
+
+/** One consistent snapshot of every table (a repeatable-read, read-only transaction). */
+async function readRows(db: Db): Promise<Rows> {
+  return db.transaction(
+    async (tx) => {
+      const rows = {} as Rows;
+      for (const table of TABLES) {
+        const filter = 'where' in table ? sql.raw(`where ${table.where}`) : sql``;
+        const result = await tx.execute(
+          sql`select coalesce(json_agg(row_to_json(t) order by t.${sql.identifier(table.key)}), '[]'::json)::text as rows
+              from ${sql.identifier(table.name)} t ${filter}`,
+        );
+        rows[table.name] = JSON.parse(rowsOf<{ rows: string }>(result)[0]!.rows) as Record<string, unknown>[];
+      }
+      return rows;
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
+}
+
+function countsOf(rows: Rows): Record<TableName, number> {
+  return Object.fromEntries(TABLES.map((t) => [t.name, rows[t.name].length])) as Record<TableName, number>;
+}
+
+const describeCounts = (counts: Record<TableName, number>) => TABLES.map((t) => `${counts[t.name]} ${t.name}`).join(', ');
+
+/**
+ * Writes the backup to `file`, 0600, through a temporary file beside it and a rename, so that a
+ * reader never sees half a backup and an existing file is replaced whole. Returns what it wrote.
+ */
+export async function writeBackup(db: Db, file: string): Promise<string> {
+  const rows = await readRows(db);
+  const body = JSON.stringify(rows);
+  const header: Header = {
+    format: FORMAT,
+    version: VERSION,
+    schema: knownMigrations(),
+    created_at: new Date().toISOString(),
+    counts: countsOf(rows),
+    sha256: createHash('sha256').update(body).digest('hex'),
+  };
+  const target = path.resolve(file);
+  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  // 'wx': a new file of our own, never through a symlink someone planted.
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(header)}\n${body}\n`);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, target);
+  return `wrote ${target}: ${describeCounts(header.counts)}`;
+}
+
+/** Reads and checks a backup file; every problem is one sentence and nothing has been written. */
+function readBackup(file: string): { header: Header; rows: Rows } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw invalid(`cannot read ${file}`);
+  }
+  const newline = text.indexOf('\n');
+  let header: Header;
+  try {
+    header = JSON.parse(text.slice(0, newline < 0 ? undefined : newline)) as Header;
+  } catch {
+    throw invalid(`${file} is not a Ledger backup`);
+  }
+  if (header?.format !== FORMAT || typeof header.sha256 !== 'string') throw invalid(`${file} is not a Ledger backup`);
+  if (header.version !== VERSION || typeof header.schema !== 'number' || header.schema > knownMigrations()) {
+    throw invalid(`${file} was made by a newer Ledger (backup format ${header.version}, schema ${header.schema}); restore it with that version`);
+  }
+  const body = text.slice(newline + 1).replace(/\n$/, '');
+  if (createHash('sha256').update(body).digest('hex') !== header.sha256) {
+    throw invalid(`${file} is damaged (truncated or altered): its checksum does not match`);
+  }
+  const rows = JSON.parse(body) as Rows;
+  for (const table of TABLES) if (!Array.isArray(rows[table.name])) throw invalid(`${file} is not a Ledger backup`);
+  return { header, rows };
+}
+
+/**
+ * Loads a backup into an empty database (no user, account or transaction) in one database
+ * transaction: rows keep their ids, the seeded clients and the settings row are overwritten, and
+ * every id sequence moves past the largest id restored. Refused whole, changing nothing.
+ */
+export async function restoreBackup(db: Db, file: string): Promise<string> {
+  const { header, rows } = readBackup(file);
+  await db.transaction(async (tx) => {
+    const [occupied] = rowsOf<{ n: number }>(
+      await tx.execute(sql`select (select count(*) from users) + (select count(*) from accounts) + (select count(*) from transactions) as n`),
+    );
+    if (Number(occupied?.n) > 0) throw invalid('the database is not empty (it has users, accounts or transactions): restore into a new one');
+    for (const table of TABLES) {
+      const name = sql.identifier(table.name);
+      const json = JSON.stringify(rows[table.name]);
+      // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
+      if (table.name === 'oauth_clients' || table.name === 'settings') {
+        await tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
+      }
+      await tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
+    }
+    for (const table of SEQUENCED) {
+      await tx.execute(
+        sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.identifier(table)}), 0) + 1, false)`,
+      );
+    }
+  });
+  return `restored ${file}: ${describeCounts(header.counts)}`;
+}

@@ -1,0 +1,157 @@
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { count } from 'drizzle-orm';
+import { loadConfig } from '../src/config';
+import { users as usersTable } from '../src/db/schema';
+import { createApp, type App } from '../src/http/app';
+import { mintToken } from '../src/tokens';
+import { addUser } from '../src/users';
+import { SoftwareAuthenticator } from './support/authenticator';
+import { Browser } from './support/browser';
+import { openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
+import { newDataRoot } from './support/embedded';
+import { TEST_ENV } from './support/harness';
+import { lastLine, runLedger, type CliResult } from './support/processes';
+
+// D14: `ledger backup` writes one consistent, checked, 0600 snapshot of the instance; `ledger
+// restore` loads it into an empty database of either backend in one transaction, ids kept and
+// sequences moved past them, passwords, passkeys and live tokens working afterwards. Round trip:
+// embedded → PostgreSQL (when TEST_DATABASE_URL is set, else embedded) → embedded.
+
+const PASSWORD = 'a password that survives a restore';
+const config = loadConfig(TEST_ENV);
+const AS_OF = '2026-12-31';
+const READS = ['/accounts', '/transactions', '/settings', `/reports/balances?as_of=${AS_OF}`, `/reports/balance-sheet?as_of=${AS_OF}`, '/reports/monthly?from=2026-01-01&to=2026-12-31'];
+
+const appOn = (database: TestDatabase): App => createApp({ db: database.db, config, log: { info() {}, error() {} } });
+const requester = (app: App) => (p: string, init?: RequestInit) => Promise.resolve(app.request(new URL(p, config.apiOrigin).href, init));
+
+async function readAll(app: App, token: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const p of READS) {
+    const res = await requester(app)(p, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status, p).toBe(200);
+    out[p] = await res.json();
+  }
+  return out;
+}
+
+function expectOneLineRefusal(result: CliResult, pattern: RegExp) {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ledger: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
+}
+
+describe('ledger backup and restore (D14)', () => {
+  let root: string;
+  let source: TestDatabase;
+  const targets: TestDatabase[] = [];
+  let token: string;
+  const authenticator = new SoftwareAuthenticator();
+  let before: Record<string, unknown>;
+
+  const ledger = (args: string[], database: TestDatabase) => runLedger(args, { env: { DATABASE_URL: database.url }, cwd: root });
+  const fresh = async (backend: Backend) => {
+    const database = await openTestDatabase(backend);
+    targets.push(database);
+    return database;
+  };
+  const users = async (database: TestDatabase) => (await database.db.select({ n: count() }).from(usersTable))[0]!.n;
+
+  beforeAll(async () => {
+    root = newDataRoot('ledger-backup-');
+    source = await openTestDatabase('embedded');
+    const user = await addUser(source.db, 'keeper@example.com', PASSWORD);
+    token = await mintToken(source.db, { userId: user.id, label: 'kept', days: 30, audience: config.apiOrigin });
+    const app = appOn(source);
+    const call = (method: string, p: string, body?: unknown) =>
+      requester(app)(p, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    // A passkey, so that signing in after the restore proves the credential came along.
+    await new Browser({ request: requester(app) }).signIn('keeper@example.com', PASSWORD, authenticator);
+    const ids: Record<string, number> = {};
+    for (const [name, kind] of [['Bank', 'asset'], ['Card', 'liability'], ['Opening', 'equity'], ['Dues', 'income'], ['Venue: hall "A"', 'expense']] as const) {
+      ids[name] = ((await (await call('POST', '/accounts', { name, kind })).json()) as { id: number }).id;
+    }
+    const posted: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await call('POST', '/transactions', {
+        occurred_on: `2026-${String(1 + (i % 12)).padStart(2, '0')}-15`,
+        description: `line ${i} — café`,
+        entries: [
+          { account_id: ids.Bank, amount_cents: 1000 + i },
+          { account_id: i % 2 ? ids.Dues : ids.Opening, amount_cents: -(1000 + i) },
+        ],
+      });
+      posted.push(((await res.json()) as { id: number }).id);
+    }
+    expect((await call('DELETE', `/transactions/${posted[3]}`)).status).toBe(204);
+    expect((await call('PUT', '/settings', { book_style: 'club' })).status).toBe(200);
+    before = await readAll(app, token);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([source, ...targets].map((d) => d?.close()));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('backup writes one 0600 file and says what it wrote; restore into an empty database of the other backend and back gives identical answers', async () => {
+    const first = path.join(root, 'first.ledger-backup');
+    const written = await ledger(['backup', first], source);
+    expect(written.stderr).toBe('');
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries`);
+    expect(statSync(first).mode & 0o777).toBe(0o600);
+    const text = readFileSync(first, 'utf8');
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(PASSWORD);
+
+    const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const restored = await ledger(['restore', first], middle);
+    expect(restored.stderr).toBe('');
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries$/);
+    expect(await readAll(appOn(middle), token)).toEqual(before);
+
+    const second = path.join(root, 'second.ledger-backup');
+    expect((await ledger(['backup', second], middle)).code).toBe(0);
+    const last = await fresh('embedded');
+    expect((await ledger(['restore', second], last)).code).toBe(0);
+    const app = appOn(last);
+    expect(await readAll(app, token)).toEqual(before);
+
+    // Password and passkey still sign in; new rows get ids past every restored one.
+    const person = new Browser({ request: requester(app) });
+    await person.signIn('keeper@example.com', PASSWORD, authenticator);
+    expect((await person.request('/auth/me')).status).toBe(200);
+    const account = await requester(app)('/accounts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'After the restore', kind: 'asset' }),
+    });
+    expect(account.status).toBe(201);
+    const ids = (before['/accounts'] as { id: number }[]).map((a) => a.id);
+    expect(((await account.json()) as { id: number }).id).toBeGreaterThan(Math.max(...ids));
+  }, 120_000);
+
+  it('refuses, with one line and changing nothing: a non-empty target, a file that is not a backup, a truncated, an altered and a newer one', async () => {
+    const good = path.join(root, 'good.ledger-backup');
+    expect((await ledger(['backup', good], source)).code).toBe(0);
+    const text = readFileSync(good, 'utf8');
+    const [headerLine, body] = [text.slice(0, text.indexOf('\n')), text.slice(text.indexOf('\n') + 1)];
+    const variant = (name: string, content: string) => {
+      const file = path.join(root, name);
+      writeFileSync(file, content);
+      return file;
+    };
+    const empty = await fresh('embedded');
+
+    expectOneLineRefusal(await ledger(['restore', good], source), /the database is not empty/);
+    expectOneLineRefusal(await ledger(['restore', variant('notes.txt', 'groceries: 12.30\n')], empty), /is not a Ledger backup/);
+    expectOneLineRefusal(await ledger(['restore', variant('cut.ledger-backup', text.slice(0, text.length - 200))], empty), /is damaged \(truncated or altered\)/);
+    expectOneLineRefusal(await ledger(['restore', variant('altered.ledger-backup', `${headerLine}\n${body.replace('"amount_cents":1001', '"amount_cents":9001')}`)], empty), /is damaged/);
+    const newer = JSON.stringify({ ...JSON.parse(headerLine), schema: 999 });
+    expectOneLineRefusal(await ledger(['restore', variant('newer.ledger-backup', `${newer}\n${body}`)], empty), /made by a newer Ledger/);
+    expect(await users(empty)).toBe(0);
+    expect(await users(source)).toBe(1);
+  }, 120_000);
+});
