@@ -1,6 +1,7 @@
 /**
- * npm run bench — issue 6/6: `ledger serve` on PostgreSQL driven over loopback by autocannon with
- * minted bearer tokens. Prints req/s, p50/p99 latency and the server's peak RSS per scenario and
+ * npm run bench — issues 6/6 and 2/7: the embedded default's start and memory
+ * (scripts/bench-embedded.ts), then `ledger serve` on PostgreSQL driven over loopback by autocannon
+ * with minted bearer tokens. Prints req/s, p50/p99 latency and the server's peak RSS per scenario and
  * writes bench-results/bench.json. For POST /transactions it also measures the database's own
  * limit (the same inserts issued directly with postgres.js at the same concurrency) and prints the
  * ratio service/direct.
@@ -14,6 +15,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { recreateDatabase } from './bench-database';
+import { measureEmbedded } from './bench-embedded';
 import { openPostgres } from '../src/db/database';
 import { issueTokenPair, mintToken } from '../src/tokens';
 import { addUser } from '../src/users';
@@ -92,28 +94,37 @@ function transactionBody(accounts: number[], entries: number): string {
   return JSON.stringify({ occurred_on: '2026-06-15', description: 'bench', entries: lines });
 }
 
-/** The database's own limit: the same header + entries + deferred trigger, straight from postgres.js. */
-async function directInserts(accounts: number[], entries: number): Promise<number> {
-  const sql = postgres(url.href, { max: CONNECTIONS, onnotice: () => {} });
+/**
+ * The database's own limit, as strong an anchor as we can make it: the service's own statement
+ * (header and entries in one data-modifying CTE, the deferred trigger at commit), prepared, one
+ * round trip per post, from a postgres.js pool as large as the concurrency. What the service adds
+ * on top (HTTP, the bearer lookup, validation, JSON) is what the ratio measures.
+ */
+async function directInserts(accounts: number[], entries: number, connections: number): Promise<number> {
+  const sql = postgres(url.href, { max: connections, onnotice: () => {} });
   const deadline = Date.now() + SECONDS * 1000;
+  const accountIds = `{${Array.from({ length: entries }, (_, i) => accounts[i % accounts.length]!).join(',')}}`;
+  const amounts = `{${Array.from({ length: entries }, (_, i) => (i === entries - 1 ? -(entries - 1) * 1250 : 1250)).join(',')}}`;
   let done = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
-      await sql.begin(async (tx) => {
-        const [header] = await tx<{ id: number }[]>`
-          insert into transactions (occurred_on, description) values ('2026-06-15', 'direct') returning id`;
-        const rows = Array.from({ length: entries }, (_, i) => ({
-          transaction_id: header!.id,
-          occurred_on: '2026-06-15',
-          account_id: accounts[i % accounts.length]!,
-          amount_cents: i === entries - 1 ? -(entries - 1) * 1250 : 1250,
-        }));
-        await tx`insert into entries ${tx(rows)}`;
-      });
+      await sql`
+        with header as (
+          insert into transactions (occurred_on, description, created_by)
+          values (${'2026-06-15'}::date, ${'direct'}, ${null}::integer)
+          returning id, occurred_on
+        ), written as (
+          insert into entries (transaction_id, occurred_on, account_id, amount_cents)
+          select header.id, header.occurred_on, line.account_id, line.amount_cents
+          from header, unnest(${accountIds}::integer[], ${amounts}::bigint[]) with ordinality as line(account_id, amount_cents, n)
+          order by line.n
+          returning transaction_id
+        )
+        select id from header`;
       done++;
     }
   };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  await Promise.all(Array.from({ length: connections }, worker));
   await sql.end();
   return Math.round(done / SECONDS);
 }
@@ -149,6 +160,8 @@ async function refreshRotation(base: string, refreshTokens: string[]): Promise<F
 }
 
 async function main(): Promise<void> {
+  // The embedded default first, on a quiet machine (issue 2/7 item 7).
+  const embedded = await measureEmbedded(await freePort());
   await recreateDatabase(url);
   const database = await openPostgres(url.href);
   const user = await addUser(database.db, 'bench@example.com', 'a bench password');
@@ -197,15 +210,16 @@ async function main(): Promise<void> {
       headers: auth,
       connections: 8,
     });
-    for (const entries of [2, 10]) {
+    for (const [entries, connections] of [[2, 32], [10, 32], [2, 8], [10, 8]] as const) {
       const service = await cannon({
         url: `${base}/transactions`,
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: transactionBody(accounts, entries),
+        connections,
       });
-      const direct = await directInserts(accounts, entries);
-      results[`POST /transactions (${entries} entries)`] = {
+      const direct = await directInserts(accounts, entries, connections);
+      results[`POST /transactions (${entries} entries, ${connections} connections)`] = {
         ...service,
         direct_database_per_second: direct,
         service_to_direct: Number((service.requests_per_second / direct).toFixed(2)),
@@ -213,6 +227,7 @@ async function main(): Promise<void> {
     }
     results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
     results.server_peak_rss_mib = peakRssMiB(server);
+    results.embedded_default = embedded;
   } finally {
     server.kill('SIGTERM');
   }

@@ -124,6 +124,20 @@ describe('ledger serve on the embedded cluster (D2, D10, D14)', () => {
     server = undefined;
   }, 60_000);
 
+  it('after kill -9 of serve and of the postmaster too, an admin command finds the stale postmaster.pid, lets PostgreSQL recover, and works', async () => {
+    server = await serve();
+    const { pid } = postmaster(dir)!;
+    await server.kill();
+    server = undefined;
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 100 && postmaster(dir); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(path.join(dir, 'postmaster.pid')), 'a stale pid file is left').toBe(true);
+    const list = await ledger(['user', 'list']);
+    expect(list.stderr).toBe('');
+    expect(list.stdout).toMatch(/^live@example\.com\t0\t/);
+    expect(postmaster(dir)).toBeUndefined();
+  }, 60_000);
+
   it('with no serve running, an admin command starts the cluster and stops it when done', async () => {
     const list = await ledger(['user', 'list']);
     expect(list.stdout).toMatch(/^live@example\.com\t0\t/);

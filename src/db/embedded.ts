@@ -283,8 +283,11 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin, user);
 
   const deadline = Date.now() + TAKEOVER_WAIT_MS;
-  for (;;) {
-    const started = await startCluster(location, bin, user);
+  for (let attempt = 0; ; attempt++) {
+    // A running cluster is simply joined (pg_ctl would take a tenth of a second to say it runs);
+    // a postmaster.pid left by a crash fails to connect, and the next attempt starts the cluster.
+    const joining = attempt === 0 && existsSync(path.join(dir, 'postmaster.pid'));
+    const started = joining ? false : await startCluster(location, bin, user);
     const url = clusterUrl(location, DATABASE);
     let presence: postgres.Sql | undefined;
     try {
@@ -311,7 +314,7 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
       if (started || !isGoingAway(error) || Date.now() > deadline) throw error;
     }
     if (Date.now() > deadline) throw new StartupError(`the database in ${dir} is already in use by another process`);
-    await sleep(200);
+    if (!joining) await sleep(200);
   }
 }
 
