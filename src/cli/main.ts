@@ -75,7 +75,13 @@ const serveCommand = defineCommand({
       const server = await startServer(config, log, { overrideGlobalObjects: true });
       process.stderr.write(`${startupLine(config, server)}\n`);
       const shutdown = () => {
-        void server.stop().then(() => process.exit(0));
+        void server.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            log.error('shutdown.fault', describeFault(error));
+            process.exit(1);
+          },
+        );
       };
       process.once('SIGTERM', shutdown);
       process.once('SIGINT', shutdown);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,27 +108,9 @@ export function embeddedLocation(dir: string): EmbeddedLocation {
  * PGlite directory of an earlier Ledger, or a non-empty directory that holds no cluster.
  */
 function prepareDirectory(dir: string, user: ClusterUser | undefined): void {
-  if (!existsSync(dir)) {
-    mkdirSync(path.dirname(dir), { recursive: true });
-    mkdirSync(dir, { mode: 0o700 });
-  }
   // pg_ctl runs the server through a shell, quoting the path in double quotes.
   if (/["$`\\\p{Cc}]/u.test(dir)) throw new StartupError(`the data directory's path must not contain ", $, \`, \\ or control characters: ${dir}`);
-  const s = statSync(dir);
-  if (!s.isDirectory()) throw new StartupError(`${dir} is not a directory`);
-  if (existsSync(path.join(dir, 'pg', 'PG_VERSION')) || (existsSync(path.join(dir, 'pg')) && !existsSync(path.join(dir, 'PG_VERSION')))) {
-    throw new StartupError(
-      `${dir} holds the database of an earlier Ledger (PGlite), which this version cannot open; see "Moving from PGlite" in the README`,
-    );
-  }
-  if (!existsSync(path.join(dir, 'PG_VERSION')) && readdirSync(dir).length > 0) {
-    throw new StartupError(`${dir} is not empty and holds no Ledger database; give DATABASE_URL=file:<an empty or new directory>`);
-  }
-  const me = process.getuid?.();
-  const owner = user?.uid ?? me;
-  if (user && s.uid !== user.uid) chownSync(dir, user.uid, user.gid);
-  else if (s.uid !== owner) throw new StartupError(`${dir} belongs to another user; the data directory must be the service's own`);
-  if ((s.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  mkdirSync(path.dirname(dir), { recursive: true });
   if (user) {
     for (let up = path.dirname(dir); ; up = path.dirname(up)) {
       if (!canEnter(up, user)) {
@@ -139,6 +121,22 @@ function prepareDirectory(dir: string, user: ClusterUser | undefined): void {
       if (up === path.dirname(up)) break;
     }
   }
+  // A new directory is made by initialise(), whole.
+  if (!existsSync(dir)) return;
+  const s = statSync(dir);
+  if (!s.isDirectory()) throw new StartupError(`${dir} is not a directory`);
+  if (existsSync(path.join(dir, 'pg', 'PG_VERSION')) || (existsSync(path.join(dir, 'pg')) && !existsSync(path.join(dir, 'PG_VERSION')))) {
+    throw new StartupError(
+      `${dir} holds the database of an earlier Ledger (PGlite), which this version cannot open; see "Moving from PGlite" in the README`,
+    );
+  }
+  if (!existsSync(path.join(dir, 'PG_VERSION')) && readdirSync(dir).length > 0) {
+    throw new StartupError(`${dir} is not empty and holds no Ledger database; give DATABASE_URL=file:<an empty or new directory>`);
+  }
+  const owner = user?.uid ?? process.getuid?.();
+  if (user && s.uid !== user.uid) chownSync(dir, user.uid, user.gid);
+  else if (s.uid !== owner) throw new StartupError(`${dir} belongs to another user; the data directory must be the service's own`);
+  if ((s.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
 /** Runs one of the cluster's programs (as the cluster user when we are root); its output for errors. */
@@ -164,21 +162,24 @@ function run(program: string, args: string[], user: ClusterUser | undefined): Pr
  * environment otherwise gets SQL_ASCII), trust on the socket, SCRAM on TCP. The password is kept
  * for the 127.0.0.1 fallback; initdb reads it from a file in a private directory of its own (its
  * stdin, a socket under Node, cannot be opened as /dev/stdin).
+ *
+ * The cluster is made in a new directory beside `dir` and renamed into place, so that processes
+ * starting together on a new directory never both write into it: the first rename wins, the
+ * others find a cluster there and discard theirs.
  */
 async function initialise(dir: string, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
   const password = randomBytes(32).toString('base64url');
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'ledger-initdb-'));
+  const fresh = path.join(path.dirname(dir), `.${path.basename(dir)}.new-${randomBytes(6).toString('hex')}`);
   try {
+    mkdirSync(fresh, { mode: 0o700 });
     const pwfile = path.join(scratch, 'password');
     writeFileSync(pwfile, `${password}\n`, { mode: 0o600, flag: 'wx' });
-    if (user) {
-      chownSync(scratch, user.uid, user.gid);
-      chownSync(pwfile, user.uid, user.gid);
-    }
+    if (user) for (const owned of [scratch, pwfile, fresh]) chownSync(owned, user.uid, user.gid);
     const result = await run(
       bin.initdb,
       [
-        `--pgdata=${dir}`,
+        `--pgdata=${fresh}`,
         `--username=${SUPERUSER}`,
         `--pwfile=${pwfile}`,
         '--auth-local=trust',
@@ -190,11 +191,22 @@ async function initialise(dir: string, bin: Binaries, user: ClusterUser | undefi
       user,
     );
     if (result.code !== 0) throw new StartupError(`the embedded database could not be created in ${dir}: ${lastLine(result.output)}`);
+    // 'wx': never through a planted symlink, never over a file someone else put there.
+    writeFileSync(path.join(fresh, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      renameSync(fresh, dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') return; // another process made it first
+      if (code === 'EBUSY' || code === 'EXDEV') {
+        throw new StartupError(`${dir} cannot be replaced by the new cluster (a mount point?): give a directory inside it`);
+      }
+      throw error;
+    }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    rmSync(fresh, { recursive: true, force: true });
   }
-  // 'wx': never through a planted symlink, never over a file someone else put there.
-  writeFileSync(path.join(dir, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' });
 }
 
 function lastLine(text: string): string {
@@ -228,15 +240,40 @@ async function startCluster(location: EmbeddedLocation, bin: Binaries, user: Clu
   throw new StartupError(`the embedded database in ${dir} did not start: ${lastLine(result.output || log)}`);
 }
 
-/**
- * Waits for the cluster to stop: a smart shutdown (new sessions refused, open ones finish), then a
- * fast one should a session hang on.
- */
-async function stopCluster(dir: string, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
-  const smart = await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'smart', '-w', '-t', '30', '-s'], user);
-  if (smart.code !== 0 && /server does not shut down/.test(smart.output)) {
-    await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '60', '-s'], user);
+/** The postmaster's pid, from postmaster.pid's first line, if the file is there. */
+function postmasterPid(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
   }
+}
+
+async function exited(pid: number, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits for the postmaster we asked to stop (smart: new sessions refused, open ones finish), then
+ * stops it fast should a session hang on. By its pid, not through pg_ctl, which would wait for
+ * whatever postmaster the directory holds by then: a newcomer may already have started a new one.
+ */
+async function awaitStop(pid: number): Promise<void> {
+  if (await exited(pid, 30_000)) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  await exited(pid, 60_000);
 }
 
 /** The running cluster's address as a postgres.js URL: the socket, or 127.0.0.1 with the password. */
@@ -253,8 +290,9 @@ async function ensureDatabase(location: EmbeddedLocation): Promise<void> {
   const sql = openConnection(clusterUrl(location, 'postgres'));
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
+    // Two processes creating it together: one gets 42P04 or, racing on the catalog, 23505.
     if (!found) await sql.unsafe(`create database ${DATABASE}`).catch((error: { code?: string }) => {
-      if (error.code !== '42P04') throw error;
+      if (error.code !== '42P04' && error.code !== '23505') throw error;
     });
   } finally {
     await sql.end({ timeout: 5 });
@@ -308,10 +346,11 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
       await ensureDatabase(location);
       return { url, release: leaveBy(presence, role, location, bin, user) };
     } catch (error) {
+      // Never stopped here, even when this process started it: another may already use it (a
+      // `serve` that joined while it was starting holds it now). The next start joins it.
       await presence?.end({ timeout: 0 }).catch(() => {});
-      if (started) await stopCluster(dir, bin, user);
       // A cluster on its way down refuses sessions or ends ours: wait for it to go, then start it again.
-      if (started || !isGoingAway(error) || Date.now() > deadline) throw error;
+      if (!isGoingAway(error) || Date.now() > deadline) throw error;
     }
     if (Date.now() > deadline) throw new StartupError(`the database in ${dir} is already in use by another process`);
     if (!joining) await sleep(200);
@@ -336,25 +375,47 @@ function isGoingAway(error: unknown): boolean {
 }
 
 /**
+ * pg_ctl only signals the postmaster: wait until it has acted on it and refuses new sessions, so
+ * that nobody who gets a lock after we let go can still open one (bounded: 2 s).
+ */
+async function untilRefusingSessions(location: EmbeddedLocation): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const probe = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 2 });
+    try {
+      await probe`select 1`;
+    } catch (error) {
+      if (isGoingAway(error)) return;
+      throw error;
+    } finally {
+      await probe.end({ timeout: 0 }).catch(() => {});
+    }
+    await sleep(20);
+  }
+}
+
+/**
  * Letting go: drop our own lock, then, if neither a `serve` nor an admin command holds one, take
  * both and stop the cluster. Taking both first means nobody can start using it meanwhile; two
  * leaving together each check after letting go, so the later one sees the cluster unused.
  */
 function leaveBy(presence: postgres.Sql, role: Role, location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined) {
   return async () => {
-    let last = false;
+    let stopping: number | undefined;
     try {
       if (role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
       else await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
       const [serve] = await presence`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as free`;
       const [use] = serve?.free ? await presence`select pg_try_advisory_lock(${USE_LOCK_KEY}) as free` : [];
-      last = Boolean(use?.free);
       // Begun while both locks are held: from here on the cluster refuses new sessions, and
       // whoever was waiting for a lock finds that out on its next session and starts it again.
-      if (last) await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'smart', '-W', '-s'], user);
+      if (use?.free) {
+        stopping = postmasterPid(location.dir);
+        await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'smart', '-W', '-s'], user);
+        await untilRefusingSessions(location);
+      }
     } finally {
       await presence.end({ timeout: 5 }).catch(() => {});
     }
-    if (last) await stopCluster(location.dir, bin, user);
+    if (stopping !== undefined) await awaitStop(stopping);
   };
 }
