@@ -12,11 +12,11 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import postgres from 'postgres';
 import { recreateDatabase } from './bench-database';
 import { measureEmbedded } from './bench-embedded';
 import { openPostgres } from '../src/db/database';
+import { freePort } from '../src/db/embedded';
 import { issueTokenPair, mintToken } from '../src/tokens';
 import { addUser } from '../src/users';
 
@@ -31,15 +31,6 @@ interface Figures {
   p99_ms: number;
   errors: number;
   non_2xx: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Peak resident set of the server process (VmHWM), in MiB. */

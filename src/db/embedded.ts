@@ -44,7 +44,7 @@ const SOCKET_NAME = '.s.PGSQL.5432';
 /** Advisory lock keys: held by the one `serve` of a cluster; held shared by each admin command using it. */
 const SERVE_LOCK_KEY = 0x1ed6e6;
 const USE_LOCK_KEY = 0x1ed6e7;
-/** How long `serve` waits for an admin command that is stopping the cluster it started. */
+/** How long a process waits for a cluster on its way down (a last user stopping it) before giving up. */
 const TAKEOVER_WAIT_MS = 15_000;
 
 interface Binaries {
@@ -91,13 +91,13 @@ function canEnter(dir: string, user: ClusterUser): boolean {
 }
 
 /** Where the cluster is, and how to reach it. */
-export interface EmbeddedLocation {
+interface EmbeddedLocation {
   dir: string;
   /** The socket's directory (the data directory), or undefined when the path is too long for one. */
   socketDir?: string;
 }
 
-export function embeddedLocation(dir: string): EmbeddedLocation {
+function embeddedLocation(dir: string): EmbeddedLocation {
   const socketFits = Buffer.byteLength(path.join(dir, SOCKET_NAME)) <= MAX_SOCKET_PATH;
   return { dir, socketDir: socketFits ? dir : undefined };
 }
@@ -213,7 +213,8 @@ function lastLine(text: string): string {
   return text.trim().split('\n').filter(Boolean).at(-1) ?? 'no output';
 }
 
-function freePort(): Promise<number> {
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 // `ledger` as an operator runs it: real processes of the package's bin (D1), with an environment
 // the test controls. Used by tests/config.test.ts, tests/cli.test.ts and tests/embedded.test.ts.
@@ -57,6 +58,14 @@ export function runLedger(args: string[], options: RunOptions): Promise<CliResul
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** D1: a refusal is exactly one line on stderr starting `ledger:`, exit 1, nothing on stdout. */
+export function expectOneLineRefusal(result: CliResult, pattern: RegExp): void {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(/^ledger: [^\n]+\n$/);
+  expect(result.stderr).toMatch(pattern);
 }
 
 /** The last line of stdout, where D1 puts a generated password and a minted token. */
