@@ -1,7 +1,7 @@
 /**
  * npm run bench — issues 6/6 and 2/7: the embedded default's start and memory
- * (scripts/bench-embedded.ts), then `ledger serve` on PostgreSQL driven over loopback by autocannon
- * with minted bearer tokens. Prints req/s, p50/p99 latency and the server's peak RSS per scenario and
+ * (scripts/bench-embedded.ts), then `ledger serve` on PostgreSQL and on the embedded default,
+ * each driven over loopback by autocannon with minted bearer tokens. Prints req/s, p50/p99 latency and the server's peak RSS per scenario and
  * writes bench-results/bench.json. For POST /transactions it also measures the database's own
  * limit (the same inserts issued directly with postgres.js at the same concurrency) and prints the
  * ratio service/direct.
@@ -11,12 +11,12 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import postgres from 'postgres';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { recreateDatabase } from './bench-database';
 import { measureEmbedded } from './bench-embedded';
-import { openPostgres } from '../src/db/database';
-import { freePort } from '../src/db/embedded';
+import { openConnection, openPostgres } from '../src/db/database';
+import { freePort, openEmbedded } from '../src/db/embedded';
 import { issueTokenPair, mintToken } from '../src/tokens';
 import { addUser } from '../src/users';
 
@@ -45,11 +45,11 @@ function peakRssMiB(child: ChildProcess): number {
  * generator's own event loop would stall the server's synchronous log writes whenever autocannon
  * keeps that loop busy, and measure the pipe instead of the service.
  */
-async function startServe(port: number): Promise<ChildProcess> {
+async function startServe(port: number, databaseUrl: string): Promise<ChildProcess> {
   mkdirSync('bench-results', { recursive: true });
   const log = openSync('bench-results/serve.log', 'w');
   const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: url.href, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
+    env: { ...process.env, DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
     stdio: ['ignore', log, 'inherit'],
   });
   closeSync(log); // the child holds its own copy
@@ -91,8 +91,8 @@ function transactionBody(accounts: number[], entries: number): string {
  * round trip per post, from a postgres.js pool as large as the concurrency. What the service adds
  * on top (HTTP, the bearer lookup, validation, JSON) is what the ratio measures.
  */
-async function directInserts(accounts: number[], entries: number, connections: number): Promise<number> {
-  const sql = postgres(url.href, { max: connections, onnotice: () => {} });
+async function directInserts(databaseUrl: string, accounts: number[], entries: number, connections: number): Promise<number> {
+  const sql = openConnection(databaseUrl, { max: connections });
   const deadline = Date.now() + SECONDS * 1000;
   const accountIds = `{${Array.from({ length: entries }, (_, i) => accounts[i % accounts.length]!).join(',')}}`;
   const amounts = `{${Array.from({ length: entries }, (_, i) => (i === entries - 1 ? -(entries - 1) * 1250 : 1250)).join(',')}}`;
@@ -150,21 +150,27 @@ async function refreshRotation(base: string, refreshTokens: string[]): Promise<F
   return { requests_per_second: Math.round(latencies.length / SECONDS), p50_ms: at(0.5), p99_ms: at(0.99), errors: failures, non_2xx: failures };
 }
 
-async function main(): Promise<void> {
-  // The embedded default first, on a quiet machine (issue 2/7 item 7).
-  const embedded = await measureEmbedded(await freePort());
-  await recreateDatabase(url);
-  const database = await openPostgres(url.href);
-  const user = await addUser(database.db, 'bench@example.com', 'a bench password');
+/** A database to measure: where to seed it and reach it directly, and the DATABASE_URL `serve` gets. */
+interface Target {
+  /** A postgres.js URL of the database, for seeding and the direct anchor (open while `connect` holds it). */
+  connect(): Promise<{ url: string; release(): Promise<void> }>;
+  serveDatabaseUrl: string;
+}
+
+/** Every HTTP scenario against `ledger serve` on `target`, with a 100,000-transaction book. */
+async function scenarios(target: Target): Promise<Record<string, unknown>> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
+  const seeding = await target.connect();
+  const database = await openPostgres(seeding.url);
+  const user = await addUser(database.db, 'bench@example.com', 'a bench password');
   const token = await mintToken(database.db, { userId: user.id, label: 'bench', days: 1, audience: base });
   const grants = await Promise.all(
     Array.from({ length: CONNECTIONS }, () => issueTokenPair(database.db, { userId: user.id, clientId: 'ledger-cli', audience: base, parentHash: null })),
   );
   await database.close();
 
-  const sql = postgres(url.href, { max: 1, onnotice: () => {} });
+  const sql = openConnection(seeding.url);
   for (const [name, kind] of [['Bank', 'asset'], ['Cash', 'asset'], ['Salary', 'income'], ['Food', 'expense'], ['Rent', 'expense']]) {
     await sql`insert into accounts (name, kind) values (${name!}, ${kind!}::account_kind)`;
   }
@@ -184,8 +190,10 @@ async function main(): Promise<void> {
   // list is read from its indexes alone, as in a book that has been running for a while.
   await sql`vacuum analyze`;
   await sql.end();
+  await seeding.release();
 
-  const server = await startServe(port);
+  const server = await startServe(port, target.serveDatabaseUrl);
+  const direct = await target.connect();
   const auth = { authorization: `Bearer ${token}` };
   const results: Record<string, unknown> = {};
   try {
@@ -209,20 +217,46 @@ async function main(): Promise<void> {
         body: transactionBody(accounts, entries),
         connections,
       });
-      const direct = await directInserts(accounts, entries, connections);
+      const anchor = await directInserts(direct.url, accounts, entries, connections);
       results[`POST /transactions (${entries} entries, ${connections} connections)`] = {
         ...service,
-        direct_database_per_second: direct,
-        service_to_direct: Number((service.requests_per_second / direct).toFixed(2)),
+        direct_database_per_second: anchor,
+        service_to_direct: Number((service.requests_per_second / anchor).toFixed(2)),
       };
     }
     results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
     results.server_peak_rss_mib = peakRssMiB(server);
-    results.embedded_default = embedded;
   } finally {
-    server.kill('SIGTERM');
+    await direct.release();
+    await new Promise<void>((resolve) => {
+      server.once('exit', () => resolve());
+      server.kill('SIGTERM');
+    });
   }
-  const report = { connections: CONNECTIONS, seconds_per_scenario: SECONDS, results };
+  return results;
+}
+
+async function main(): Promise<void> {
+  // The embedded default's start and memory first, on a quiet machine (issue 2/7 item 7).
+  const embeddedStart = await measureEmbedded(await freePort());
+  await recreateDatabase(url);
+  const postgresResults = await scenarios({
+    connect: async () => ({ url: url.href, release: async () => {} }),
+    serveDatabaseUrl: url.href,
+  });
+  // The same scenarios on the embedded default: a new cluster under bench-results/.
+  const dir = path.resolve('bench-results', 'embedded-data');
+  rmSync(dir, { recursive: true, force: true });
+  const embeddedResults = await scenarios({
+    connect: async () => openEmbedded(dir, 'admin'),
+    serveDatabaseUrl: `file:${dir}`,
+  });
+  rmSync(dir, { recursive: true, force: true });
+  const report = {
+    connections: CONNECTIONS,
+    seconds_per_scenario: SECONDS,
+    results: { postgres: postgresResults, embedded_default: { ...embeddedStart, ...embeddedResults } },
+  };
   console.log(JSON.stringify(report, null, 2));
   mkdirSync('bench-results', { recursive: true });
   writeFileSync('bench-results/bench.json', `${JSON.stringify(report, null, 2)}\n`);

@@ -251,8 +251,13 @@ function postmasterPid(dir: string): number | undefined {
   }
 }
 
-async function exited(pid: number, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) {
+/**
+ * Has the postmaster `pid` of `dir` gone? Its pid file is removed at its very end (or names a new
+ * postmaster by then); the process itself may linger as a zombie until init reaps it.
+ */
+async function exited(dir: string, pid: number, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
+    if (postmasterPid(dir) !== pid) return true;
     try {
       process.kill(pid, 0);
     } catch (error) {
@@ -267,14 +272,14 @@ async function exited(pid: number, ms: number): Promise<boolean> {
  * stops it fast should a session hang on. By its pid, not through pg_ctl, which would wait for
  * whatever postmaster the directory holds by then: a newcomer may already have started a new one.
  */
-async function awaitStop(pid: number): Promise<void> {
-  if (await exited(pid, 30_000)) return;
+async function awaitStop(dir: string, pid: number): Promise<void> {
+  if (await exited(dir, pid, 30_000)) return;
   try {
     process.kill(pid, 'SIGINT');
   } catch {
     return;
   }
-  await exited(pid, 60_000);
+  await exited(dir, pid, 60_000);
 }
 
 /** The running cluster's address as a postgres.js URL: the socket, or 127.0.0.1 with the password. */
@@ -417,6 +422,6 @@ function leaveBy(presence: postgres.Sql, role: Role, location: EmbeddedLocation,
     } finally {
       await presence.end({ timeout: 5 }).catch(() => {});
     }
-    if (stopping !== undefined) await awaitStop(stopping);
+    if (stopping !== undefined) await awaitStop(location.dir, stopping);
   };
 }
