@@ -62,9 +62,9 @@ function className(error: Error): string {
 
 /** Driver fields that name the failure, never a value (postgres.js's names first). */
 const NAMING_FIELDS = {
-  constraint: ['constraint_name', 'constraint'],
-  table: ['table_name', 'table'],
-  column: ['column_name', 'column'],
+  constraint: ['constraint_name'],
+  table: ['table_name'],
+  column: ['column_name'],
   routine: ['routine'],
   severity: ['severity'],
 } as const;

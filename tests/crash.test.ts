@@ -1,25 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
 import { newDataRoot, stopEmbedded } from './support/embedded';
+import { freePort } from './support/processes';
 
 // Issue 6/6: crash safety. `ledger serve` is killed with SIGKILL in the middle of a stream of
 // POST /transactions and started again: every transaction that got a 201 is there and balanced,
 // and nothing is half-written. SIGTERM lets requests in flight finish.
 
 const BIN = path.resolve('bin/ledger.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Serve {
   child: ChildProcess;

@@ -1,9 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +10,7 @@ import { WEB_DIST } from '../src/http/web-app';
 import { startServer, type RunningServer } from '../src/server';
 import { addUser } from '../src/users';
 import { newDataRoot, withEmbeddedDb } from './support/embedded';
+import { freePort } from './support/processes';
 
 // Issue 5/6: the web app in a real browser (Debian's chromium through playwright-core, a CDP
 // virtual authenticator) against `ledger serve` on the embedded database.
@@ -60,15 +59,6 @@ const LAST_MONTH = (() => {
   const [y, m] = LOCAL_TODAY.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(y, m - 2, 1)).toISOString().slice(0, 10);
 })();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9)', () => {
   let dir: string;

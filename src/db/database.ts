@@ -185,9 +185,9 @@ async function migratePostgresOnce(url: string): Promise<void> {
   }
 }
 
-/** The rows of `db.execute(sql…)` (drizzle's postgres-js driver answers the rows array itself). */
+/** The rows of `db.execute(sql…)`: drizzle's postgres-js driver answers the rows array itself. */
 export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+  return result as T[];
 }
 
 /**

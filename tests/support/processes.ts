@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -160,15 +160,8 @@ export async function startServe(options: Omit<RunOptions, 'stdin'>): Promise<Se
   };
 }
 
-/** A TCP port nobody listens on right now (for BIND_ADDR). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port nobody listens on right now (for BIND_ADDR): the one the embedded cluster uses too. */
+export { freePort } from '../../src/db/embedded';
 
 /** True when something accepts TCP connections on 127.0.0.1:`port`. */
 export function isListening(port: number): Promise<boolean> {
