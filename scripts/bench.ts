@@ -10,10 +10,12 @@
  * created afresh. BENCH_SECONDS (default 8) is the length of each scenario.
  */
 import autocannon from 'autocannon';
+import type postgres from 'postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { recreateDatabase } from './bench-database';
+import { measureCost } from './bench-cost';
 import { measureEmbedded } from './bench-embedded';
 import { openConnection, openPostgres } from '../src/db/database';
 import { freePort, openEmbedded } from '../src/db/embedded';
@@ -24,8 +26,11 @@ const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 32;
 const BOOK = 100_000;
+/** BENCH_ONLY=post runs only the POST /transactions scenarios, on PostgreSQL: for profiling. */
+const ONLY_POST = process.env.BENCH_ONLY === 'post';
 
 interface Figures {
+  requests: number;
   requests_per_second: number;
   p50_ms: number;
   p99_ms: number;
@@ -69,6 +74,7 @@ async function startServe(port: number, databaseUrl: string): Promise<ChildProce
 async function cannon(options: autocannon.Options): Promise<Figures> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   return {
+    requests: result.requests.total,
     requests_per_second: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
@@ -91,8 +97,8 @@ function transactionBody(accounts: number[], entries: number): string {
  * round trip per post, from a postgres.js pool as large as the concurrency. What the service adds
  * on top (HTTP, the bearer lookup, validation, JSON) is what the ratio measures.
  */
-async function directInserts(databaseUrl: string, accounts: number[], entries: number, connections: number): Promise<number> {
-  const sql = openConnection(databaseUrl, { max: connections });
+/** Inserts done in SECONDS on `sql`, a pool of `connections` already connected. */
+async function directInserts(sql: postgres.Sql, accounts: number[], entries: number, connections: number): Promise<number> {
   const deadline = Date.now() + SECONDS * 1000;
   const accountIds = `{${Array.from({ length: entries }, (_, i) => accounts[i % accounts.length]!).join(',')}}`;
   const amounts = `{${Array.from({ length: entries }, (_, i) => (i === entries - 1 ? -(entries - 1) * 1250 : 1250)).join(',')}}`;
@@ -116,8 +122,7 @@ async function directInserts(databaseUrl: string, accounts: number[], entries: n
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
-  await sql.end();
-  return Math.round(done / SECONDS);
+  return done;
 }
 
 /** Refresh rotation: each worker holds one grant and rotates it as fast as the server answers. */
@@ -147,7 +152,25 @@ async function refreshRotation(base: string, refreshTokens: string[]): Promise<F
   );
   latencies.sort((a, b) => a - b);
   const at = (p: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1));
-  return { requests_per_second: Math.round(latencies.length / SECONDS), p50_ms: at(0.5), p99_ms: at(0.99), errors: failures, non_2xx: failures };
+  return { requests: latencies.length, requests_per_second: Math.round(latencies.length / SECONDS), p50_ms: at(0.5), p99_ms: at(0.99), errors: failures, non_2xx: failures };
+}
+
+/** The read scenarios: health, accounts, and one day of the 100,000-transaction book. */
+async function readScenarios(base: string, auth: Record<string, string>): Promise<Record<string, Figures>> {
+  return {
+    'GET /health': await cannon({ url: `${base}/health` }),
+    'GET /accounts': await cannon({ url: `${base}/accounts`, headers: auth }),
+    'GET /transactions?from=&to= (one day of a 100,000-transaction book)': await cannon({
+      url: `${base}/transactions?from=2025-03-01&to=2025-03-01`,
+      headers: auth,
+    }),
+    // The same list below saturation: 32 connections measure queueing on two cores as much as the route.
+    'GET /transactions?from=&to= at 8 connections': await cannon({
+      url: `${base}/transactions?from=2025-03-01&to=2025-03-01`,
+      headers: auth,
+      connections: 8,
+    }),
+  };
 }
 
 /** A database to measure: where to seed it and reach it directly, and the DATABASE_URL `serve` gets. */
@@ -197,34 +220,40 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
   const auth = { authorization: `Bearer ${token}` };
   const results: Record<string, unknown> = {};
   try {
-    results['GET /health'] = await cannon({ url: `${base}/health` });
-    results['GET /accounts'] = await cannon({ url: `${base}/accounts`, headers: auth });
-    results['GET /transactions?from=&to= (one day of a 100,000-transaction book)'] = await cannon({
-      url: `${base}/transactions?from=2025-03-01&to=2025-03-01`,
-      headers: auth,
-    });
-    // The same list below saturation: 32 connections measure queueing on two cores as much as the route.
-    results['GET /transactions?from=&to= at 8 connections'] = await cannon({
-      url: `${base}/transactions?from=2025-03-01&to=2025-03-01`,
-      headers: auth,
-      connections: 8,
-    });
+    if (!ONLY_POST) Object.assign(results, await readScenarios(base, auth));
     for (const [entries, connections] of [[2, 32], [10, 32], [2, 8], [10, 8]] as const) {
-      const service = await cannon({
-        url: `${base}/transactions`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: transactionBody(accounts, entries),
-        connections,
-      });
-      const anchor = await directInserts(direct.url, accounts, entries, connections);
+      const service = await measureCost(
+        server.pid,
+        () =>
+          cannon({
+            url: `${base}/transactions`,
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: transactionBody(accounts, entries),
+            connections,
+          }),
+        (figures) => figures.requests,
+      );
+      // The anchor's pool connects before and closes after its measurement: a backend that ends
+      // takes its CPU figures with it.
+      const pool = openConnection(direct.url, { max: connections });
+      await Promise.all(Array.from({ length: connections }, () => pool`select pg_sleep(0.05)`));
+      const anchor = await measureCost(
+        undefined,
+        () => directInserts(pool, accounts, entries, connections),
+        (inserts) => inserts,
+      );
+      await pool.end();
+      const anchorPerSecond = Math.round(anchor.result / SECONDS);
       results[`POST /transactions (${entries} entries, ${connections} connections)`] = {
-        ...service,
-        direct_database_per_second: anchor,
-        service_to_direct: Number((service.requests_per_second / anchor).toFixed(2)),
+        ...service.result,
+        ...service.cost,
+        direct_database_per_second: anchorPerSecond,
+        direct: anchor.cost,
+        service_to_direct: Number((service.result.requests_per_second / anchorPerSecond).toFixed(2)),
       };
     }
-    results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
+    if (!ONLY_POST) results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
     results.server_peak_rss_mib = peakRssMiB(server);
   } finally {
     await direct.release();
@@ -238,7 +267,7 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
 
 async function main(): Promise<void> {
   // The embedded default's start and memory first, on a quiet machine (issue 2/7 item 7).
-  const embeddedStart = await measureEmbedded(await freePort());
+  const embeddedStart = ONLY_POST ? {} : await measureEmbedded(await freePort());
   await recreateDatabase(url);
   const postgresResults = await scenarios({
     connect: async () => ({ url: url.href, release: async () => {} }),
@@ -247,10 +276,9 @@ async function main(): Promise<void> {
   // The same scenarios on the embedded default: a new cluster under bench-results/.
   const dir = path.resolve('bench-results', 'embedded-data');
   rmSync(dir, { recursive: true, force: true });
-  const embeddedResults = await scenarios({
-    connect: async () => openEmbedded(dir, 'admin'),
-    serveDatabaseUrl: `file:${dir}`,
-  });
+  const embeddedResults = ONLY_POST
+    ? {}
+    : await scenarios({ connect: async () => openEmbedded(dir, 'admin'), serveDatabaseUrl: `file:${dir}` });
   rmSync(dir, { recursive: true, force: true });
   const report = {
     connections: CONNECTIONS,

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from './db/database';
 import { oauthClients, tokens, users } from './db/schema';
 import { newToken, sha256Hex } from './secrets';
@@ -47,6 +47,20 @@ export interface BearerIdentity {
  */
 const bearerLookups = new WeakMap<Db, ReturnType<typeof buildBearerLookup>>();
 
+/**
+ * A live access token of `hash` for `audience`: neither revoked nor expired, audienced to this API
+ * (RFC 8707). The one condition of the bearer lookup and of a write that checks its own bearer.
+ */
+function liveAccessToken(hash: string | SQLWrapper, audience: string | SQLWrapper): SQL {
+  return and(
+    eq(tokens.hash, hash),
+    eq(tokens.kind, 'access'),
+    eq(tokens.audience, audience),
+    isNull(tokens.revokedAt),
+    gt(tokens.expiresAt, sql`now()`),
+  )!;
+}
+
 function buildBearerLookup(db: Db) {
   return db
     .select({
@@ -58,16 +72,34 @@ function buildBearerLookup(db: Db) {
     })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
-    .where(
-      and(
-        eq(tokens.hash, sql.placeholder('hash')),
-        eq(tokens.kind, 'access'),
-        eq(tokens.audience, sql.placeholder('audience')),
-        isNull(tokens.revokedAt),
-        gt(tokens.expiresAt, sql`now()`),
-      ),
-    )
+    .where(liveAccessToken(sql.placeholder('hash'), sql.placeholder('audience')))
     .prepare('authenticate_bearer');
+}
+
+/**
+ * The caller of a bearer token as a subquery of one row or none, with the columns `user_id`,
+ * `email`, `user_last_seen_ms`, `token_hash` and `token_last_used_ms` (epoch milliseconds, so no
+ * driver's date parsing is involved), for the placeholders of `bearerCallerValues`: a write embeds
+ * it to check its own bearer in the same statement, one round trip instead of two (issue 2/7
+ * item 6). The write then reports the use with `recordBearerUse`.
+ */
+export const BEARER_CALLER: SQL = sql`select ${tokens.userId} as user_id, ${users.email} as email,
+      (extract(epoch from ${users.lastSeenAt}) * 1000)::float8 as user_last_seen_ms,
+      ${tokens.hash} as token_hash, (extract(epoch from ${tokens.lastUsedAt}) * 1000)::float8 as token_last_used_ms
+    from ${tokens} join ${users} on ${users.id} = ${tokens.userId}
+    where ${liveAccessToken(sql.placeholder('bearer_hash'), sql.placeholder('bearer_audience'))}`;
+
+export function bearerCallerValues(token: string, audience: string): Record<string, string> {
+  return { bearer_hash: sha256Hex(token), bearer_audience: audience };
+}
+
+/** A row of `BEARER_CALLER`, as the driver returns it. */
+export interface BearerCallerRow {
+  user_id: number;
+  email: string;
+  user_last_seen_ms: number | null;
+  token_hash: string;
+  token_last_used_ms: number | null;
 }
 
 function bearerLookup(db: Db) {
@@ -94,6 +126,21 @@ export async function authenticateBearer(
   if (recordUse && usageStampDue(row.lastUsedAt)) await recordTokenUse(db, hash);
   const { lastUsedAt: _, ...identity } = row;
   return identity;
+}
+
+/**
+ * The caller a write found with `bearerCaller`, its use stamped as `authenticateBearer` stamps it
+ * (the token and its grant at most once a minute; the user's last seen is the caller's to stamp).
+ */
+export async function recordBearerUse(db: Db, row: BearerCallerRow): Promise<BearerIdentity> {
+  const lastUsedAt = row.token_last_used_ms === null ? null : new Date(row.token_last_used_ms);
+  if (usageStampDue(lastUsedAt)) await recordTokenUse(db, row.token_hash);
+  return {
+    userId: Number(row.user_id),
+    email: row.email,
+    userLastSeenAt: row.user_last_seen_ms === null ? null : new Date(row.user_last_seen_ms),
+    tokenHash: row.token_hash,
+  };
 }
 
 /**

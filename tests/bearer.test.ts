@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/database';
+import { openConnection, openPostgres, rowsOf } from '../src/db/database';
+import { createApp } from '../src/http/app';
 import { accounts, settings, tokens, transactions, users } from '../src/db/schema';
 import { issueTokenPair, mintToken, revokeAllTokensOf } from '../src/tokens';
 import { addUser, removeUser } from '../src/users';
@@ -285,5 +286,106 @@ describeEachDatabase('usage stamps: last_used_at and last_seen_at are written at
     expect((await tokenRow(h, other)).lastUsedAt).toBeNull();
     expect((await tokenRow(h, bystander.token)).lastUsedAt).toBeNull();
     expect(await lastSeen(h, bystander.userId)).toBeNull();
+  });
+});
+
+describeEachDatabase('POST /transactions checks its bearer in its own statement (issue 2/7 item 6; D13 unchanged)', (h) => {
+  let bank: number;
+  let income: number;
+  const body = (description: string, cents = 700) => ({
+    occurred_on: '2026-03-01',
+    description,
+    entries: [{ account_id: bank, amount_cents: cents }, { account_id: income, amount_cents: -700 }],
+  });
+
+  beforeAll(async () => {
+    const { token } = await h.userWithToken('one-statement-setup@example.com');
+    bank = ((await (await h.call(token, 'POST', '/accounts', { name: 'One-statement bank', kind: 'asset' })).json()) as { id: number }).id;
+    income = ((await (await h.call(token, 'POST', '/accounts', { name: 'One-statement income', kind: 'income' })).json()) as { id: number }).id;
+  });
+
+  it('a post by bearer is authored by the token\'s user and stamps the token and the user as the tier did', async () => {
+    const { token, userId } = await h.userWithToken('one-statement-author@example.com');
+    const res = await h.call(token, 'POST', '/transactions', body('authored'));
+    expect(res.status).toBe(201);
+    const { id } = (await res.json()) as { id: number };
+    const [row] = await h.db.select({ createdBy: transactions.createdBy }).from(transactions).where(eq(transactions.id, id));
+    expect(row?.createdBy).toBe(userId);
+    expect((await tokenRow(h, token)).lastUsedAt).toBeInstanceOf(Date);
+    expect(await lastSeen(h, userId)).toBeInstanceOf(Date);
+  });
+
+  it('a refused token is the 401 whatever else is wrong with the request (bad JSON, a bad body, an unbalanced one, an unknown account), and nothing is written or stamped', async () => {
+    const { token, userId } = await h.userWithToken('one-statement-refused@example.com');
+    await revokeAllTokensOf(h.db, userId);
+    const before = await snapshot(h);
+    const unknownAccount = { ...body('unknown account'), entries: [{ account_id: 2_000_000, amount_cents: 1 }, { account_id: bank, amount_cents: -1 }] };
+    for (const [label, sent] of [
+      ['a valid body', body('refused')],
+      ['malformed JSON', '{"occurred_on":'],
+      ['a body the schema refuses', { description: 'no date' }],
+      ['unbalanced entries', body('unbalanced', 701)],
+      ['an unknown account', unknownAccount],
+    ] as const) {
+      await expectChallenge(await h.call(token, 'POST', '/transactions', sent), label);
+    }
+    expect(await snapshot(h)).toEqual(before);
+    expect((await tokenRow(h, token)).lastUsedAt).toBeNull();
+    expect(await lastSeen(h, userId)).toBeNull();
+  });
+
+  it('a valid token with a refused body is that refusal (400), and the use is stamped as before', async () => {
+    const { token, userId } = await h.userWithToken('one-statement-invalid@example.com');
+    const before = await snapshot(h);
+    const unbalanced = await h.call(token, 'POST', '/transactions', body('unbalanced', 701));
+    expect(unbalanced.status).toBe(400);
+    expect(await unbalanced.json()).toEqual({ error: 'entries must sum to zero: 2 entries sum to 1' });
+    const unknown = await h.call(token, 'POST', '/transactions', {
+      ...body('unknown account'),
+      entries: [{ account_id: 2_000_000, amount_cents: 1 }, { account_id: bank, amount_cents: -1 }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(await snapshot(h)).toEqual(before);
+    expect((await tokenRow(h, token)).lastUsedAt).toBeInstanceOf(Date);
+    expect(await lastSeen(h, userId)).toBeInstanceOf(Date);
+  });
+
+  it('one statement per post: the database commits one transaction per request, not two', async () => {
+    const { token, userId } = await h.userWithToken('one-statement-count@example.com');
+    // Stamps already fresh, so that no request is due to write them (they are once a minute).
+    await h.db.update(tokens).set({ lastUsedAt: sql`now()` }).where(eq(tokens.hash, sha256Hex(token)));
+    await h.db.update(users).set({ lastSeenAt: sql`now()` }).where(eq(users.id, userId));
+    const commits = async () => {
+      // A backend reports its statistics when it exits: each reading comes after the pool closed.
+      await pause(300);
+      const reader = openConnection(h.database.url);
+      try {
+        const [row] = await reader<{ n: string }[]>`select xact_commit::text as n from pg_stat_database where datname = current_database()`;
+        return Number(row!.n);
+      } finally {
+        await reader.end();
+      }
+    };
+    /** Commits during `posts` sequential posts by an app on a pool of its own (connecting included). */
+    const commitsOf = async (posts: number) => {
+      const before = await commits();
+      const own = await openPostgres(h.database.url);
+      const app = createApp({ db: own.db, config: h.config, log: h.log, now: () => new Date() });
+      for (let i = 0; i < posts; i++) {
+        const res = await app.request(new URL('/transactions', h.config.apiOrigin).href, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body(`counted ${i}`)),
+        });
+        expect(res.status).toBe(201);
+      }
+      await own.close();
+      return (await commits()) - before;
+    };
+    // Connecting, the driver's type lookup and the readers cost the same in both runs; the
+    // difference is what 10 more posts cost.
+    const ten = await commitsOf(10);
+    const twenty = await commitsOf(20);
+    expect(twenty - ten).toBe(10);
   });
 });

@@ -19,6 +19,8 @@ export interface AppEnv {
     /** The clock of time-based rules kept in application code (the login throttle); injectable in tests. */
     now: () => Date;
     identity: Identity;
+    /** The unverified bearer token of a write that checks it in its own statement (src/http/tiers.ts). */
+    bearer: string;
     /** Set when the caller came with a cookie session (half, full and session-only tiers). */
     session: SessionView;
   };

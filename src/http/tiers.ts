@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { forbidden } from '../errors';
 import { findSession, type SessionView } from '../sessions';
-import { authenticateBearer } from '../tokens';
+import { authenticateBearer, type BearerIdentity } from '../tokens';
 import { recordUserSeen } from '../users';
 import type { AppEnv, Identity } from './context';
 import { Unauthenticated } from './errors';
@@ -64,6 +64,33 @@ export const requireFull = createMiddleware<AppEnv>(async (c, next) => {
   adoptSession(c, session);
   await next();
 });
+
+/**
+ * The full tier of a write whose own statement checks the bearer token (POST /transactions,
+ * issue 2/7 item 6: one round trip instead of two). A bearer request reaches the handler with the
+ * token in `c.var.bearer`, unverified; the handler's statement finds its caller and hands it to
+ * `adoptBearerCaller`, or finds none and throws Unauthenticated. Any other answer (a body refused
+ * by validation, a refusal of the database) leaves only after the token has been verified here,
+ * so D13 holds as in requireFull: anything short of the tier is the 401, whatever else is wrong.
+ * Without an Authorization header it is requireFull.
+ */
+export const requireFullCheckedByWrite = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header('Authorization');
+  if (header === undefined) return requireFull(c, next);
+  const token = BEARER.exec(header)?.[1];
+  if (!token) throw new Unauthenticated();
+  c.set('bearer', token);
+  await next();
+  if (c.error && !(c.error instanceof Unauthenticated) && !c.get('identity')) {
+    c.set('identity', await bearerIdentity(c, header));
+  }
+});
+
+/** The caller a write's statement found for `c.var.bearer` (requireFullCheckedByWrite). */
+export async function adoptBearerCaller(c: Ctx, caller: BearerIdentity): Promise<void> {
+  await recordUserSeen(c.var.db, caller.userId, caller.userLastSeenAt);
+  c.set('identity', { userId: caller.userId, email: caller.email, via: 'bearer' });
+}
 
 export const BEARER_REFUSED = 'this needs a signed-in session in the web app; a bearer token cannot do it';
 
