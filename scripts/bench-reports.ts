@@ -12,8 +12,8 @@ import { recreateDatabase } from './bench-database';
 import { loadConfig } from '../src/config';
 import { openPostgres } from '../src/db/database';
 import { createApp } from '../src/http/app';
-import { mintToken } from '../src/tokens';
-import { addUser } from '../src/users';
+import { mintToken } from '../src/identity/tokens';
+import { addUser } from '../src/identity/users';
 
 const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ledger_bench');
 const TRANSACTIONS = Number(process.env.BENCH_TRANSACTIONS ?? 500_000); // two entries each

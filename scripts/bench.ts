@@ -19,8 +19,9 @@ import { measureCost } from './bench-cost';
 import { measureEmbedded } from './bench-embedded';
 import { openConnection, openPostgres } from '../src/db/database';
 import { freePort, openEmbedded } from '../src/db/embedded';
-import { issueTokenPair, mintToken } from '../src/tokens';
-import { addUser } from '../src/users';
+import { mintToken } from '../src/identity/tokens';
+import { issueTokenPair } from '../src/oauth/grants';
+import { addUser } from '../src/identity/users';
 
 const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ledger_bench_http');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);

@@ -37,3 +37,16 @@ export class StartupError extends Error {
     this.name = 'StartupError';
   }
 }
+
+/** How deep a cause chain is followed: drizzle wraps the driver's error once; more is a loop or noise. */
+const MAX_CAUSES = 5;
+
+/**
+ * An error and the errors that caused it, outermost first, each once (a loop ends the chain): the
+ * one walk over `cause` of the fault log and of the database-error readers.
+ */
+export function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let e = error; e instanceof Error && chain.length <= MAX_CAUSES && !chain.includes(e); e = e.cause) chain.push(e);
+  return chain;
+}

@@ -1,3 +1,5 @@
+import { causeChain } from './errors';
+
 /**
  * One JSON object per line on stdout (D10). Callers pass only what is safe to keep: never a token,
  * cookie, password, code or verifier.
@@ -16,9 +18,6 @@ export function jsonLogger(write: (line: string) => void = (line) => process.std
   };
 }
 
-/** How deep a cause chain is followed: drizzle wraps the driver's error once; more is a loop or noise. */
-const MAX_CAUSES = 5;
-
 /**
  * The detail of an unexpected fault, for the server log only (error rule 3, D10).
  *
@@ -36,14 +35,7 @@ const MAX_CAUSES = 5;
 export function describeFault(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { fault: String(error) };
   const chain = causeChain(error);
-  return chain.some(isDatabaseError) ? describeDatabaseFault(chain) : describeCodeFault(error, chain.length - 1);
-}
-
-/** The error and its causes, outermost first. */
-function causeChain(error: Error): Error[] {
-  const chain = [error];
-  for (let e = error.cause; e instanceof Error && chain.length <= MAX_CAUSES && !chain.includes(e); e = e.cause) chain.push(e);
-  return chain;
+  return chain.some(isDatabaseError) ? describeDatabaseFault(chain) : describeCodeFault(chain);
 }
 
 /** A query failed: drizzle's DrizzleQueryError and both drivers' errors carry the query text. */
@@ -158,14 +150,20 @@ function stackFrames(error: Error): string | undefined {
   return first < 0 ? undefined : rest.slice(first + 1);
 }
 
-/** A fault of our own code: no query, so no parameter; its message and stack are what is needed. */
-function describeCodeFault(error: Error, causesLeft: number): Record<string, unknown> {
-  const cause = error.cause instanceof Error && causesLeft > 0 ? describeCodeFault(error.cause, causesLeft - 1) : undefined;
-  return {
-    fault: error.name,
-    message: error.message,
-    code: (error as { code?: unknown }).code,
-    stack: error.stack,
-    ...(cause ? { cause } : {}),
-  };
+/**
+ * A fault of our own code: no query, so no parameter; its message and stack are what is needed,
+ * with its causes nested (`cause`) as the chain goes.
+ */
+function describeCodeFault(chain: Error[]): Record<string, unknown> {
+  let described: Record<string, unknown> | undefined;
+  for (const error of [...chain].reverse()) {
+    described = {
+      fault: error.name,
+      message: error.message,
+      code: (error as { code?: unknown }).code,
+      stack: error.stack,
+      ...(described ? { cause: described } : {}),
+    };
+  }
+  return described!;
 }

@@ -6,7 +6,7 @@ import { StartupError } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
 import type { Logger } from './log';
-import { hasAnyUser } from './users';
+import { hasAnyUser } from './identity/users';
 
 export interface RunningServer {
   url: string;

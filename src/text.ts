@@ -53,6 +53,11 @@ export function isCalendarDate(s: string): boolean {
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
 }
 
+/** Today's date in UTC, `YYYY-MM-DD`: the server's default date (D7 reports, D8 tools). */
+export function todayUtc(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
 export function dateString(field: string) {
   return v.pipe(
     v.string(`${field} must be a date YYYY-MM-DD`),

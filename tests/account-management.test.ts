@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { oauthClients, passkeys, sessions, tokens, users } from '../src/db/schema';
-import { mintToken } from '../src/tokens';
+import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';

@@ -4,8 +4,10 @@ import { beforeAll, expect, it } from 'vitest';
 import { openConnection, openPostgres, rowsOf } from '../src/db/database';
 import { createApp } from '../src/http/app';
 import { accounts, settings, tokens, transactions, users } from '../src/db/schema';
-import { issueTokenPair, mintToken, revokeAllTokensOf } from '../src/tokens';
-import { addUser, removeUser } from '../src/users';
+import { mintToken, revokeAllTokensOf } from '../src/identity/tokens';
+import { issueTokenPair } from '../src/oauth/grants';
+import { addUser, removeUser } from '../src/identity/users';
+import { openTestDatabase } from './support/databases';
 import { describeEachDatabase, type Harness } from './support/harness';
 
 // Spec: Authentication (tiers, the 401 with WWW-Authenticate), Credentials 2 (lookup by SHA-256
@@ -351,41 +353,63 @@ describeEachDatabase('POST /transactions checks its bearer in its own statement 
   });
 
   it('one statement per post: the database commits one transaction per request, not two', async () => {
-    const { token, userId } = await h.userWithToken('one-statement-count@example.com');
-    // Stamps already fresh, so that no request is due to write them (they are once a minute).
-    await h.db.update(tokens).set({ lastUsedAt: sql`now()` }).where(eq(tokens.hash, sha256Hex(token)));
-    await h.db.update(users).set({ lastSeenAt: sql`now()` }).where(eq(users.id, userId));
-    const commits = async () => {
-      // A backend reports its statistics when it exits: each reading comes after the pool closed.
-      await pause(300);
-      const reader = openConnection(h.database.url);
-      try {
-        const [row] = await reader<{ n: string }[]>`select xact_commit::text as n from pg_stat_database where datname = current_database()`;
-        return Number(row!.n);
-      } finally {
-        await reader.end();
+    // A database of its own, which nothing else touches while it is counted: the statistics are
+    // per database, and the harness's own pool reports its statements whenever it likes.
+    const counted = await openTestDatabase(h.backend);
+    try {
+      const setup = await openPostgres(counted.url);
+      const user = await addUser(setup.db, 'one-statement-count@example.com', 'correct horse battery staple');
+      const token = await mintToken(setup.db, { userId: user.id, label: null, days: 1, audience: h.config.apiOrigin });
+      // Stamps already fresh, so that no request is due to write them (they are once a minute).
+      await setup.db.update(tokens).set({ lastUsedAt: sql`now()` }).where(eq(tokens.hash, sha256Hex(token)));
+      await setup.db.update(users).set({ lastSeenAt: sql`now()` }).where(eq(users.id, user.id));
+      const [from, to] = await setup.db
+        .insert(accounts)
+        .values([{ name: 'Counted bank', kind: 'asset' }, { name: 'Counted income', kind: 'income' }])
+        .returning({ id: accounts.id });
+      // Nor may autovacuum's analyze of the tables being written count.
+      for (const table of ['transactions', 'entries', 'tokens', 'users']) {
+        await setup.db.execute(sql`alter table ${sql.identifier(table)} set (autovacuum_enabled = false)`);
       }
-    };
-    /** Commits during `posts` sequential posts by an app on a pool of its own (connecting included). */
-    const commitsOf = async (posts: number) => {
-      const before = await commits();
-      const own = await openPostgres(h.database.url);
-      const app = createApp({ db: own.db, config: h.config, log: h.log, now: () => new Date() });
-      for (let i = 0; i < posts; i++) {
-        const res = await app.request(new URL('/transactions', h.config.apiOrigin).href, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body(`counted ${i}`)),
-        });
-        expect(res.status).toBe(201);
-      }
-      await own.close();
-      return (await commits()) - before;
-    };
-    // Connecting, the driver's type lookup and the readers cost the same in both runs; the
-    // difference is what 10 more posts cost.
-    const ten = await commitsOf(10);
-    const twenty = await commitsOf(20);
-    expect(twenty - ten).toBe(10);
+      await setup.close();
+      const commits = async () => {
+        // A backend reports its statistics when it exits: each reading comes after its pool closed.
+        await pause(300);
+        const reader = openConnection(counted.url);
+        try {
+          const [row] = await reader<{ n: string }[]>`select xact_commit::text as n from pg_stat_database where datname = current_database()`;
+          return Number(row!.n);
+        } finally {
+          await reader.end();
+        }
+      };
+      /** Commits during `posts` sequential posts by an app on a pool of its own (connecting included). */
+      const commitsOf = async (posts: number) => {
+        const before = await commits();
+        const own = await openPostgres(counted.url);
+        const app = createApp({ db: own.db, config: h.config, log: h.log, now: () => new Date() });
+        for (let i = 0; i < posts; i++) {
+          const res = await app.request(new URL('/transactions', h.config.apiOrigin).href, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              occurred_on: '2026-03-01',
+              description: `counted ${i}`,
+              entries: [{ account_id: from!.id, amount_cents: 700 }, { account_id: to!.id, amount_cents: -700 }],
+            }),
+          });
+          expect(res.status).toBe(201);
+        }
+        await own.close();
+        return (await commits()) - before;
+      };
+      // Connecting, the driver's type lookup and the readers cost the same in both runs; the
+      // difference is what 10 more posts cost.
+      const ten = await commitsOf(10);
+      const twenty = await commitsOf(20);
+      expect(twenty - ten).toBe(10);
+    } finally {
+      await counted.close();
+    }
   });
 });

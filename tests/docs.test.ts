@@ -5,8 +5,8 @@ import { chromium, type Browser as Chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { createApp } from '../src/http/app';
-import { mintToken } from '../src/tokens';
-import { addUser } from '../src/users';
+import { mintToken } from '../src/identity/tokens';
+import { addUser } from '../src/identity/users';
 import { openTestDatabase, type TestDatabase } from './support/databases';
 import { describeEachDatabase } from './support/harness';
 

@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import { beforeAll, expect, it } from 'vitest';
 import { rowsOf, sqlState } from '../src/db/database';
 import type { AppEnv } from '../src/http/context';
-import { answerError, databaseRefusal } from '../src/http/errors';
-import { insertTransaction } from '../src/transactions';
-import { removeUser } from '../src/users';
+import { databaseRefusal } from '../src/db/refusals';
+import { answerError } from '../src/http/errors';
+import { insertTransaction } from '../src/book/transactions';
+import { removeUser } from '../src/identity/users';
 import { describeEachDatabase } from './support/harness';
 
 // Spec: Ledger routes (full tier), Resources, error rules 1–2; D6 limits, D13.

@@ -1,6 +1,6 @@
 import * as argon2 from '@node-rs/argon2';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../src/passwords';
+import { DECOY_PASSWORD_HASH, hashPassword, verifyPassword } from '../src/identity/passwords';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';

@@ -3,7 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { loginThrottle } from '../src/db/schema';
 import { createApp } from '../src/http/app';
 import { LOGIN_REFUSED, LOGIN_THROTTLED } from '../src/http/auth';
-import { claimLoginAttempt, clearLoginFailures, throttleDelayMs } from '../src/login-throttle';
+import { claimLoginAttempt, clearLoginFailures, throttleDelayMs } from '../src/identity/login-throttle';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';

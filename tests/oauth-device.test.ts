@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { deviceGrants, oauthClients, sessions, tokens } from '../src/db/schema';
 import { newUserCode, normaliseUserCode } from '../src/oauth/device-grants';
-import { sha256Hex } from '../src/secrets';
+import { sha256Hex } from '../src/identity/secrets';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';

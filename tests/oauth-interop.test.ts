@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { addUser } from '../src/users';
+import { addUser } from '../src/identity/users';
 import { startServer, type RunningServer } from '../src/server';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';

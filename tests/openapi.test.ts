@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
 import { documentedOperations } from '../src/http/openapi';
-import { mintToken } from '../src/tokens';
+import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';

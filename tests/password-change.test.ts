@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { runAdminRequest } from '../src/admin/commands';
 import { authorizationCodes, deviceGrants, sessions, tokens, users } from '../src/db/schema';
 import { SessionEnded } from '../src/errors';
-import { changePassword } from '../src/users';
+import { changePassword } from '../src/identity/users';
 import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { accounts, passkeys, sessions, settings, tokens, transactions, users } from '../src/db/schema';
-import { mintToken } from '../src/tokens';
+import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';

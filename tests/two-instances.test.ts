@@ -1,8 +1,8 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginThrottle, oauthClients, sessions } from '../src/db/schema';
-import { sha256Hex } from '../src/secrets';
-import { addUser } from '../src/users';
+import { sha256Hex } from '../src/identity/secrets';
+import { addUser } from '../src/identity/users';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';

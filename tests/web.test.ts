@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { WEB_DIST } from '../src/http/web-app';
 import { startServer, type RunningServer } from '../src/server';
-import { addUser } from '../src/users';
+import { addUser } from '../src/identity/users';
 import { newDataRoot, withEmbeddedDb } from './support/embedded';
 import { freePort } from './support/processes';
 

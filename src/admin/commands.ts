@@ -3,10 +3,10 @@ import { restoreBackup, writeBackup } from './backup';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import { invalid } from '../errors';
-import { generatePassword } from '../passwords';
+import { generatePassword } from '../identity/passwords';
 import { describeIssues, requiredText } from '../text';
-import { MINTED_TOKEN_MAX_DAYS, mintToken } from '../tokens';
-import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetPassword } from '../users';
+import { MINTED_TOKEN_MAX_DAYS, mintToken } from '../identity/tokens';
+import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetPassword } from '../identity/users';
 
 /**
  * The admin commands of the spec as data, validated in one place and run by one function over

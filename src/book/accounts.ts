@@ -1,8 +1,8 @@
 import { asc, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from './db/database';
-import { accountKind, accounts } from './db/schema';
-import { requiredText } from './text';
+import type { Db } from '../db/database';
+import { accountKind, accounts } from '../db/schema';
+import { requiredText } from '../text';
 
 export const ACCOUNT_NAME_MAX = 100;
 

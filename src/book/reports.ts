@@ -1,20 +1,19 @@
 import { and, asc, eq, gte, lte, max, min, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from './db/database';
-import { accounts, entries, transactions, type AccountKind } from './db/schema';
-import { invalid, notFound } from './errors';
-import { dateString } from './text';
+import type { Db } from '../db/database';
+import { accounts, entries, transactions, type AccountKind } from '../db/schema';
+import { invalid, notFound } from '../errors';
+import { dateString, todayUtc } from '../text';
+import { isCreditNormal } from './rules';
 
 // D7: every report is computed by SQL aggregates over entries, filtered by the date each entry
 // carries (entries.occurred_on, kept equal to its transaction's), so no report joins a million
 // entries to their transactions, and none loads every entry. Figures are in natural sign (D6): assets and expenses are the sum of
 // their entries, liabilities, equity and income minus that sum.
 
-/** Accounts whose natural balance is minus the sum of their entries (D6). */
-const CREDIT_NORMAL: readonly AccountKind[] = ['liability', 'equity', 'income'];
-
-export function naturalSign(kind: AccountKind): 1n | -1n {
-  return CREDIT_NORMAL.includes(kind) ? -1n : 1n;
+/** The factor that puts a sum of entries of `kind` in natural sign (D6; src/book/rules.ts). */
+function naturalSign(kind: AccountKind): 1n | -1n {
+  return isCreditNormal(kind) ? -1n : 1n;
 }
 
 /** The longest monthly report (100 years): a bound on generated rows, refused beyond with 400. */
@@ -34,10 +33,6 @@ function cents(raw: string | number | bigint | null): number {
     throw invalid('a figure of this report is too large to be represented exactly');
   }
   return Number(value);
-}
-
-function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
 }
 
 /** D7: `from` and `to` default to the first and last transaction dates (today when there are none). */

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from './db/database';
-import { bookStyle, settings } from './db/schema';
+import type { Db } from '../db/database';
+import { bookStyle, settings } from '../db/schema';
 
 /** Update body `SettingsPatch`; any other book_style is a 422 (spec error rule 6). */
 export const SettingsPatchSchema = v.object(

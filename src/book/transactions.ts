@@ -1,10 +1,10 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { preparedStatement, rowsOf, type Db } from './db/database';
-import { accounts, entries, transactions, users } from './db/schema';
-import { invalid, notFound } from './errors';
-import { dateString, requiredText } from './text';
-import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from './tokens';
+import { preparedStatement, rowsOf, type Db } from '../db/database';
+import { accounts, entries, transactions, users } from '../db/schema';
+import { invalid, notFound } from '../errors';
+import { dateString, requiredText } from '../text';
+import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from '../identity/tokens';
 
 // D6 limits of ours.
 export const DESCRIPTION_MAX = 500;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { accountKind, bookStyle } from './db/schema';
+import { accountKind, bookStyle } from '../db/schema';
 
 // The JSON shapes in which the book is answered: by the HTTP routes (documented in /openapi.json)
 // and by the MCP tools (their structured output, D8), written once as valibot schemas.

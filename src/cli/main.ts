@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from '../config';
 import { Refusal, StartupError } from '../errors';
 import { describeFault, jsonLogger } from '../log';
 import type { RunningServer } from '../server';
-import { MINTED_TOKEN_DEFAULT_DAYS } from '../tokens';
+import { MINTED_TOKEN_DEFAULT_DAYS } from '../identity/tokens';
 import { executeAdminRequest } from './execute';
 
 /** Every failure of an admin command is one line on stderr and exit 1 (D1). */

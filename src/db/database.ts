@@ -5,6 +5,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/p
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { causeChain } from '../errors';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -215,7 +216,7 @@ export function preparedStatement<Row>(statement: SQL): (db: Db, values: Record<
  * cause holds it (stack notes).
  */
 export function sqlState(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causeChain(error)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
   }
@@ -224,7 +225,7 @@ export function sqlState(error: unknown): string | undefined {
 
 /** The constraint a PostgreSQL error names, if any (postgres.js: constraint_name). */
 export function sqlConstraint(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causeChain(error)) {
     const x = e as { constraint_name?: unknown };
     if (typeof x.constraint_name === 'string') return x.constraint_name;
   }
@@ -233,7 +234,7 @@ export function sqlConstraint(error: unknown): string | undefined {
 
 /** The message of our own trigger's RAISE (P0001), which is ours and safe to show. */
 export function sqlMessage(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (const e of causeChain(error)) {
     const x = e as { code?: unknown; message?: unknown };
     if (typeof x.code === 'string' && typeof x.message === 'string') return x.message;
   }

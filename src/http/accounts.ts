@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { createAccount, listAccounts, NewAccountSchema } from '../accounts';
+import { createAccount, listAccounts, NewAccountSchema } from '../book/accounts';
 import type { AppEnv } from './context';
 import { requireFull } from './tiers';
 import { jsonBody } from './validation';

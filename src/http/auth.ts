@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import { invalid } from '../errors';
-import { checkPassword } from '../login';
-import { countPasskeysOf } from '../passkeys';
-import { PASSWORD_MAX_LENGTH } from '../passwords';
-import { endSession, startHalfSession } from '../sessions';
+import { checkPassword } from '../identity/login';
+import { countPasskeysOf } from '../identity/passkeys';
+import { PASSWORD_MAX_LENGTH } from '../identity/passwords';
+import { endSession, startHalfSession } from '../identity/sessions';
 import { hasControlCharacters } from '../text';
-import { changePassword } from '../users';
+import { changePassword } from '../identity/users';
 import type { AppEnv } from './context';
 import { clearSessionCookie, isCrossSite, readSessionCookie, setSessionCookie } from './session-cookie';
 import { requireFull, requireSession } from './tiers';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { notFound } from '../errors';
-import { listConnectionsOf, revokeOwnToken } from '../tokens';
+import { listConnectionsOf, revokeOwnToken } from '../identity/connections';
 import type { AppEnv } from './context';
 import { requireFull, requireSession } from './tiers';
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
-import type { SessionView } from '../sessions';
+import type { SessionView } from '../identity/sessions';
 
 /** Who is calling, as the tier middleware resolved it. */
 export interface Identity {

@@ -2,9 +2,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeFault } from '../log';
-import { createLedgerMcpServer } from '../mcp';
+import { createLedgerMcpServer } from '../mcp/tools';
 import type { AppEnv } from './context';
-import { databaseRefusal, GENERIC_FAULT } from './errors';
+import { GENERIC_FAULT } from './errors';
 import { requireFull } from './tiers';
 
 /**
@@ -35,7 +35,6 @@ export const mcpRoutes = new Hono<AppEnv>()
     const server = await createLedgerMcpServer({
       db: c.var.db,
       userId: c.var.identity.userId,
-      explainDatabaseRefusal: databaseRefusal,
       // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
       reportFault: (error, tool) => {
         c.var.log.error('mcp.fault', { tool, ...describeFault(error) });

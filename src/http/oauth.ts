@@ -25,7 +25,7 @@ import {
 } from '../oauth/device-grants';
 import { invalidGrant, invalidRequest, OAuthError, unknownClient } from '../oauth/errors';
 import { resolvesToThisApi } from '../oauth/resource';
-import { revokeByToken, rotateRefreshToken, type TokenPair } from '../tokens';
+import { revokeByToken, rotateRefreshToken, type TokenPair } from '../oauth/grants';
 import { describeIssues } from '../text';
 import type { AppEnv } from './context';
 import { PlainTextRejection } from './errors';

@@ -1,15 +1,15 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { NewAccountSchema } from '../accounts';
+import { NewAccountSchema } from '../book/accounts';
 import { MAX_DYNAMIC_CLIENTS, MAX_REDIRECT_URIS } from '../oauth/clients';
 import { DEVICE_ATTEMPTS_PER_SESSION, DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from '../oauth/device-grants';
 import type { OAuthErrorCode } from '../oauth/errors';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../passwords';
-import { AsOfSchema, MONTHLY_MAX_MONTHS, PeriodSchema } from '../reports';
-import { SettingsPatchSchema } from '../settings';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../identity/passwords';
+import { AsOfSchema, MONTHLY_MAX_MONTHS, PeriodSchema } from '../book/reports';
+import { SettingsPatchSchema } from '../book/settings';
 import { isCalendarDate } from '../text';
-import { ACCESS_TOKEN_SECONDS } from '../tokens';
-import { NewTransactionSchema, TransactionRangeSchema } from '../transactions';
+import { ACCESS_TOKEN_SECONDS } from '../oauth/grants';
+import { NewTransactionSchema, TransactionRangeSchema } from '../book/transactions';
 import {
   Account,
   Balances,
@@ -27,7 +27,7 @@ import {
   Section,
   Settings,
   Transaction,
-} from '../views';
+} from '../book/views';
 import { LoginSchema, PasswordChangeSchema } from './auth';
 import {
   ApproveSchema,
@@ -44,7 +44,7 @@ import { AuthenticationFinishSchema, RegistrationFinishSchema } from './webauthn
 // here once, as valibot schemas too, and converted the same way. tests/openapi.test.ts checks that
 // the operations below are exactly the routes the app serves, that each names its tier, and that
 // real answers of the app validate against the schemas documented here. The book's own shapes
-// (accounts, transactions, reports) live in src/views.ts, shared with the MCP tools.
+// (accounts, transactions, reports) live in src/book/views.ts, shared with the MCP tools.
 
 /** Spec: Endpoints, "Tiers" (session-only = the full tier, but a bearer token is refused with 403). */
 export type Tier = 'open' | 'half' | 'full' | 'session-only';

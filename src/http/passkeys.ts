@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { describePasskeysOf, removePasskey } from '../passkeys';
+import { describePasskeysOf, removePasskey } from '../identity/passkeys';
 import type { AppEnv } from './context';
 import { requireFull, requireSession } from './tiers';
 import { pathId } from './validation';

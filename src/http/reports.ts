@@ -7,7 +7,7 @@ import {
   incomeStatementReport,
   monthlyReport,
   PeriodSchema,
-} from '../reports';
+} from '../book/reports';
 import type { AppEnv } from './context';
 import { requireFull } from './tiers';
 import { pathId, queryParams } from './validation';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { IssuedSession } from '../sessions';
+import type { IssuedSession } from '../identity/sessions';
 import type { AppEnv } from './context';
 
 /** Spec: Credentials — the session cookie. */

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { getSettings, SettingsPatchSchema, updateSettings } from '../settings';
+import { getSettings, SettingsPatchSchema, updateSettings } from '../book/settings';
 import type { AppEnv } from './context';
 import { requireFull } from './tiers';
 import { jsonBody } from './validation';

@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { forbidden } from '../errors';
-import { findSession, type SessionView } from '../sessions';
-import { authenticateBearer, type BearerIdentity } from '../tokens';
-import { recordUserSeen } from '../users';
+import { findSession, type SessionView } from '../identity/sessions';
+import { authenticateBearer, type BearerIdentity } from '../identity/tokens';
+import { recordUserSeen } from '../identity/users';
 import type { AppEnv, Identity } from './context';
 import { Unauthenticated } from './errors';
 import { readSessionCookie } from './session-cookie';

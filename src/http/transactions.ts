@@ -6,7 +6,7 @@ import {
   postTransaction,
   postTransactionAsBearer,
   TransactionRangeSchema,
-} from '../transactions';
+} from '../book/transactions';
 import type { AppEnv } from './context';
 import { Unauthenticated } from './errors';
 import { adoptBearerCaller, requireFull, requireFullCheckedByWrite } from './tiers';

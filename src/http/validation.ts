@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type * as v from 'valibot';
 import { invalid, notFound, Refusal } from '../errors';
 import { describeIssues } from '../text';
-import { INT4_MAX } from '../transactions';
+import { INT4_MAX } from '../book/transactions';
 import type { AppEnv } from './context';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;

@@ -2,8 +2,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import * as v from 'valibot';
-import { elevateSession } from '../sessions';
-import { beginAuthentication, beginRegistration, finishAuthentication, finishRegistration, relyingPartyOf } from '../webauthn';
+import { elevateSession } from '../identity/sessions';
+import { beginAuthentication, beginRegistration, finishAuthentication, finishRegistration, relyingPartyOf } from '../identity/webauthn';
 import type { AppEnv } from './context';
 import { Unauthenticated } from './errors';
 import { setSessionCookie } from './session-cookie';

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from './db/database';
-import { loginThrottle } from './db/schema';
+import type { Db } from '../db/database';
+import { loginThrottle } from '../db/schema';
 
 /** Spec: Login and second factor, rule 5; Limits. */
 export const FREE_FAILURES = 3;

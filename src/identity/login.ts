@@ -1,8 +1,8 @@
-import type { Db } from './db/database';
+import type { Db } from '../db/database';
 import { claimLoginAttempt, clearLoginFailures } from './login-throttle';
 import { countPasskeysOf } from './passkeys';
 import { DECOY_PASSWORD_HASH, verifyPassword } from './passwords';
-import type { User } from './db/schema';
+import type { User } from '../db/schema';
 import { findUserByEmail, normaliseEmail } from './users';
 
 export type PasswordCheck =

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import type { Db } from './db/database';
-import { passkeys } from './db/schema';
-import { conflict, notFound } from './errors';
+import type { Db } from '../db/database';
+import { passkeys } from '../db/schema';
+import { conflict, notFound } from '../errors';
 import { underLiveSession } from './users';
 
 export type Passkey = typeof passkeys.$inferSelect;
@@ -37,7 +37,7 @@ export async function countPasskeysOf(db: Db, userId: number): Promise<number> {
 /**
  * Stores a verified credential for the user; undefined when that credential id is already
  * registered (to anyone). The caller holds the user's row lock and has checked the registration
- * gate under it (src/webauthn.ts, finishRegistration).
+ * gate under it (src/identity/webauthn.ts, finishRegistration).
  */
 export async function storePasskey(db: Db, userId: number, passkey: NewPasskey): Promise<Passkey | undefined> {
   const [row] = await db

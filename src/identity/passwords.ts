@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
 import { randomBytes } from 'node:crypto';
-import { invalid } from './errors';
+import { invalid } from '../errors';
 
 /** argon2id, the library's default algorithm, with its defaults (19 MiB, t=2, p=1: the OWASP baseline). */
 export function hashPassword(password: string): Promise<string> {

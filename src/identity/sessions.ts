@@ -1,6 +1,6 @@
 import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
-import type { Db } from './db/database';
-import { sessions, users } from './db/schema';
+import type { Db } from '../db/database';
+import { sessions, users } from '../db/schema';
 import { randomSecret, sha256Hex } from './secrets';
 
 /** Spec: Limits — a half-session lives 10 minutes. */

@@ -1,15 +1,14 @@
-import { and, desc, eq, gt, isNull, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { Db } from './db/database';
-import { oauthClients, tokens, users } from './db/schema';
+import { and, eq, gt, isNull, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { tokens, users } from '../db/schema';
 import { newToken, sha256Hex } from './secrets';
 import { usageStampDue } from './usage';
 
-const DAY_MS = 86_400_000;
+// The tokens table: minting, bearer authentication and usage stamps, and the families of tokens
+// that revocation follows. The OAuth grants that issue and rotate tokens are src/oauth/grants.ts;
+// the caller's list of connections is src/identity/connections.ts.
 
-/** Spec: Limits — access tokens live 1 hour, refresh tokens 60 days; a retired refresh token is retried within 10 s. */
-export const ACCESS_TOKEN_SECONDS = 3600;
-export const REFRESH_TOKEN_DAYS = 60;
-export const REFRESH_REUSE_GRACE_SECONDS = 10;
+const DAY_MS = 86_400_000;
 
 /** D5: a minted token is an `access` token of client `ledger-cli`, no parent, 365 days by default. */
 export const MINTED_TOKEN_DEFAULT_DAYS = 365;
@@ -173,68 +172,8 @@ export async function revokeAllTokensOf(db: Db, userId: number): Promise<void> {
     .where(and(eq(tokens.userId, userId), isNull(tokens.revokedAt)));
 }
 
-/** Spec: Connection (GET /auth/tokens). */
-export interface Connection {
-  id: string;
-  client_id: string;
-  client_name: string;
-  kind: 'access' | 'refresh';
-  label: string | null;
-  last_used_at: Date | null;
-  expires_at: Date;
-}
-
 /** Live: neither revoked nor expired. */
-const live = () => and(isNull(tokens.revokedAt), gt(tokens.expiresAt, sql`now()`));
-
-/**
- * One row per connection: a minted token (an access token with no parent), or the one live
- * refresh token of an OAuth grant (retired ones are history, not connections).
- */
-export function listConnectionsOf(db: Db, userId: number): Promise<Connection[]> {
-  return db
-    .select({
-      id: tokens.hash,
-      client_id: tokens.clientId,
-      client_name: oauthClients.name,
-      kind: tokens.kind,
-      label: tokens.label,
-      last_used_at: tokens.lastUsedAt,
-      expires_at: tokens.expiresAt,
-    })
-    .from(tokens)
-    .innerJoin(oauthClients, eq(oauthClients.id, tokens.clientId))
-    .where(
-      and(
-        eq(tokens.userId, userId),
-        live(),
-        or(
-          and(eq(tokens.kind, 'access'), isNull(tokens.parentHash)),
-          and(eq(tokens.kind, 'refresh'), isNull(tokens.retiredAt)),
-        ),
-      ),
-    )
-    .orderBy(desc(tokens.createdAt), tokens.hash);
-}
-
-/**
- * DELETE /auth/tokens/{id}: revokes the caller's live token named by its hash and every token
- * descended from it (spec: Refresh token, live → revoked); for the refresh token of an OAuth grant,
- * the whole grant (revokeGrantOf). False when `hash` names nothing live
- * owned by the caller, which the route answers 404 whatever the reason.
- */
-export function revokeOwnToken(db: Db, userId: number, hash: string): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const revoked = await tx
-      .update(tokens)
-      .set({ revokedAt: sql`now()` })
-      .where(and(eq(tokens.hash, hash), eq(tokens.userId, userId), isNull(tokens.retiredAt), live()))
-      .returning({ kind: tokens.kind });
-    if (!revoked[0]) return false;
-    await (revoked[0].kind === 'refresh' ? revokeGrantOf(tx, hash) : revokeDescendants(tx, hash));
-    return true;
-  });
-}
+export const live = () => and(isNull(tokens.revokedAt), gt(tokens.expiresAt, sql`now()`));
 
 /** Every token whose chain of parents leads to `hash` (children of a refresh token: its access token and successor). */
 export async function revokeDescendants(db: Db, hash: string): Promise<void> {
@@ -248,100 +187,12 @@ export async function revokeDescendants(db: Db, hash: string): Promise<void> {
     where ${tokens.hash} in (select hash from family) and ${tokens.revokedAt} is null`);
 }
 
-/** RFC 6749 §5.1 successful response. */
-export interface TokenPair {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: typeof ACCESS_TOKEN_SECONDS;
-  refresh_token: string;
-}
-
-/**
- * Issues an access and a refresh token for a grant, both audienced to API_ORIGIN (RFC 8707). The
- * refresh token descends from `parentHash` (the refresh token it replaces; null at the root of a
- * grant) and the access token from that refresh token, so revoking a refresh token reaches the
- * access tokens it minted.
- */
-export async function issueTokenPair(
-  db: Db,
-  input: { userId: number; clientId: string; audience: string; parentHash: string | null },
-): Promise<TokenPair> {
-  const refresh = newToken();
-  const access = newToken();
-  const refreshHash = sha256Hex(refresh);
-  const common = { userId: input.userId, clientId: input.clientId, audience: input.audience };
-  await db.insert(tokens).values([
-    {
-      ...common,
-      hash: refreshHash,
-      kind: 'refresh',
-      parentHash: input.parentHash,
-      // A successor is made by a rotation, which stamped its predecessor with this transaction's
-      // now(): the connection keeps its last use across rotations (spec: Connection).
-      lastUsedAt: input.parentHash === null ? null : sql`now()`,
-      expiresAt: sql`now() + make_interval(days => ${REFRESH_TOKEN_DAYS})`,
-    },
-    {
-      ...common,
-      hash: sha256Hex(access),
-      kind: 'access',
-      parentHash: refreshHash,
-      expiresAt: sql`now() + make_interval(secs => ${ACCESS_TOKEN_SECONDS})`,
-    },
-  ]);
-  return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refresh };
-}
-
-/**
- * Spec: Refresh token — live → retired with a new pair chained to it. The retirement is one
- * conditional UPDATE, so of parallel redemptions one wins. A retired token presented again within
- * 10 seconds is refused and nothing else happens (a client's retry); later, the whole family
- * descending from it is revoked, the pair in current use included (a stolen token replayed).
- * `undefined` for every failure alike.
- * @see RFC 6749 §6, RFC 9700 §4.14.2
- */
-export function rotateRefreshToken(
-  db: Db,
-  input: { refreshToken: string; clientId: string; audience: string },
-): Promise<TokenPair | undefined> {
-  const hash = sha256Hex(input.refreshToken);
-  return db.transaction(async (tx) => {
-    const [retired] = await tx
-      .update(tokens)
-      .set({ retiredAt: sql`now()`, lastUsedAt: sql`now()` })
-      .where(
-        and(
-          eq(tokens.hash, hash),
-          eq(tokens.kind, 'refresh'),
-          eq(tokens.clientId, input.clientId),
-          isNull(tokens.retiredAt),
-          live(),
-        ),
-      )
-      .returning({ userId: tokens.userId, clientId: tokens.clientId });
-    if (retired) return issueTokenPair(tx, { ...retired, audience: input.audience, parentHash: hash });
-
-    const [reused] = await tx
-      .select({ hash: tokens.hash })
-      .from(tokens)
-      .where(
-        and(
-          eq(tokens.hash, hash),
-          eq(tokens.kind, 'refresh'),
-          sql`${tokens.retiredAt} < now() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS})`,
-        ),
-      );
-    if (reused) await revokeDescendants(tx, hash);
-    return undefined;
-  });
-}
-
 /**
  * Revoking a refresh token ends its grant: every token of the family it belongs to, from the
  * grant's first refresh token down, so that access tokens minted before earlier rotations end too
  * (RFC 7009 §2.1: "SHOULD also invalidate all access tokens based on the same authorization grant").
  */
-async function revokeGrantOf(db: Db, hash: string): Promise<void> {
+export async function revokeGrantOf(db: Db, hash: string): Promise<void> {
   await db.execute(sql`
     with recursive ancestors(hash, parent_hash) as (
       select ${tokens.hash}, ${tokens.parentHash} from ${tokens} where ${tokens.hash} = ${hash}
@@ -357,29 +208,3 @@ async function revokeGrantOf(db: Db, hash: string): Promise<void> {
     where ${tokens.hash} in (select hash from family) and ${tokens.revokedAt} is null`);
 }
 
-/**
- * POST /oauth/revoke (RFC 7009 §2.1): revokes the named token if it is live and, when `clientId`
- * is given, belongs to that client. A refresh token takes its whole grant with it; an access
- * token goes alone (spec: revoking an access token leaves its refresh token alone). Unknown,
- * expired, already revoked and retired refresh tokens are not live and change nothing: a retired
- * token no longer stands for its grant (as DELETE /auth/tokens/{id} answers 404 for it), and reuse
- * of one is handled by rotation's own rule (spec: Refresh token, retired).
- */
-export async function revokeByToken(db: Db, token: string, clientId: string | undefined): Promise<void> {
-  const hash = sha256Hex(token);
-  await db.transaction(async (tx) => {
-    const [revoked] = await tx
-      .update(tokens)
-      .set({ revokedAt: sql`now()` })
-      .where(
-        and(
-          eq(tokens.hash, hash),
-          clientId === undefined ? undefined : eq(tokens.clientId, clientId),
-          isNull(tokens.retiredAt),
-          live(),
-        ),
-      )
-      .returning({ kind: tokens.kind });
-    if (revoked?.kind === 'refresh') await revokeGrantOf(tx, hash);
-  });
-}

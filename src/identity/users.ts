@@ -1,8 +1,8 @@
 import { count, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from './db/database';
-import { authorizationCodes, deviceGrants, passkeys, users } from './db/schema';
-import { conflict, invalid, notFound, SessionEnded } from './errors';
+import type { Db } from '../db/database';
+import { authorizationCodes, deviceGrants, passkeys, users } from '../db/schema';
+import { conflict, invalid, notFound, SessionEnded } from '../errors';
 import { checkNewPassword, hashPassword } from './passwords';
 import { endAllSessionsOf, endOtherSessionsOf, lockLiveSession } from './sessions';
 import { revokeAllTokensOf } from './tokens';

@@ -10,8 +10,8 @@ import {
 } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import { createHash } from 'node:crypto';
-import type { Db } from './db/database';
-import { Refusal, invalid } from './errors';
+import type { Db } from '../db/database';
+import { Refusal, invalid } from '../errors';
 import {
   countPasskeysOf,
   findPasskeyOf,
@@ -27,7 +27,7 @@ import {
   type IssuedSession,
   type SessionView,
 } from './sessions';
-import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from './text';
+import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from '../text';
 import { underLiveSession } from './users';
 
 /** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */

@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, lt, notExists, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { authorizationCodes, oauthClients, tokens } from '../db/schema';
-import { randomSecret } from '../secrets';
+import { randomSecret } from '../identity/secrets';
 import { OAuthError } from './errors';
 import { isAcceptableRedirectUri } from './redirect-uris';
 

@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { deviceGrants, oauthClients, sessions } from '../db/schema';
-import { randomSecret, sha256Hex } from '../secrets';
-import { issueTokenPair, type TokenPair } from '../tokens';
+import { randomSecret, sha256Hex } from '../identity/secrets';
+import { issueTokenPair, type TokenPair } from './grants';
 import { markClientUsed, type OAuthClient } from './clients';
 import { OAuthError, invalidGrant, invalidRequest } from './errors';
 

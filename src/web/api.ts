@@ -63,10 +63,10 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 // the server is bundled). `Wire` is what JSON makes of them: dates arrive as ISO strings.
 import type { AccountKind, BookStyle as ServerBookStyle } from '../db/schema';
 import type { ClientView as ServerClientView } from '../oauth/clients';
-import type { PasskeyView } from '../passkeys';
-import type { accountRegisterReport, Section as ServerSection } from '../reports';
-import type { Connection as ServerConnection } from '../tokens';
-import type { TransactionView } from '../transactions';
+import type { PasskeyView } from '../identity/passkeys';
+import type { accountRegisterReport, Section as ServerSection } from '../book/reports';
+import type { Connection as ServerConnection } from '../identity/connections';
+import type { TransactionView } from '../book/transactions';
 
 type Wire<T> = T extends Date ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 

@@ -1,3 +1,4 @@
+import { naturalBalance } from '../book/rules';
 import type { BookStyle, Kind } from './api';
 
 /** D12: every wording that depends on book_style, in one table. Figures never change. */
@@ -34,7 +35,5 @@ export const WORDS = {
 
 export type Words = (typeof WORDS)[BookStyle];
 
-/** D6: natural balance — assets and expenses are the sum; liabilities, equity and income minus it. */
-export function natural(kind: Kind, sum: number): number {
-  return kind === 'asset' || kind === 'expense' ? sum : -sum;
-}
+/** D6: natural balance (src/book/rules.ts). */
+export const natural = naturalBalance;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import { createApp, type App } from '../../src/http/app';
 import type { Logger } from '../../src/log';
-import { mintToken } from '../../src/tokens';
-import { addUser } from '../../src/users';
+import { mintToken } from '../../src/identity/tokens';
+import { addUser } from '../../src/identity/users';
 import { BACKENDS, openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './databases';
 
 export interface LogLine {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { expect } from 'vitest';
-import { sha256Hex } from '../../src/secrets';
+import { sha256Hex } from '../../src/identity/secrets';
 import { SoftwareAuthenticator } from './authenticator';
 import { Browser } from './browser';
 

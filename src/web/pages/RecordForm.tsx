@@ -5,6 +5,7 @@ import { ErrorNote, useSubmit } from '../components';
 import { parseMoney, today } from '../money';
 import { AccountSelect } from './AccountSelect';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
+import { twoEntries } from '../../book/rules';
 
 type Mode = 'in' | 'out' | 'move' | 'split';
 type Simple = Exclude<Mode, 'split'>;
@@ -56,10 +57,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
     else {
       const cents = parseMoney(amount);
       if (cents === null || cents === 0) throw new Error('Enter an amount like 12.50.');
-      entries = [
-        { account_id: Number(receives), amount_cents: cents },
-        { account_id: Number(gives), amount_cents: -cents },
-      ];
+      entries = twoEntries({ to_account_id: Number(receives), from_account_id: Number(gives), amount_cents: cents });
     }
     await api('POST', '/transactions', { occurred_on: date, description, entries });
     setDescription('');

@@ -1,0 +1,43 @@
+// The book's rules that the server, the MCP tools and the web app all apply, written once. Pure:
+// no database, no server module, so that the web app can bundle it.
+
+/** Spec: Account kinds (the database's enum is made from this list: src/db/schema.ts). */
+export const ACCOUNT_KINDS = ['asset', 'liability', 'equity', 'income', 'expense'] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+
+/** D12: the book styles (the settings enum, src/db/schema.ts). */
+export const BOOK_STYLES = ['personal', 'club'] as const;
+export type BookStyle = (typeof BOOK_STYLES)[number];
+
+/**
+ * D6, natural sign: assets and expenses are the sum of their entries; liabilities, equity and
+ * income minus that sum.
+ */
+export function isCreditNormal(kind: AccountKind): boolean {
+  return kind === 'liability' || kind === 'equity' || kind === 'income';
+}
+
+/** A sum of entries of an account of `kind`, in natural sign (D6). */
+export function naturalBalance(kind: AccountKind, sum: number): number {
+  return isCreditNormal(kind) ? -sum : sum;
+}
+
+export interface TwoEntryMovement {
+  /** Where the money goes: this account's entry is +amount. */
+  to_account_id: number;
+  /** Where it comes from: −amount. */
+  from_account_id: number;
+  /** Above 0. */
+  amount_cents: number;
+}
+
+/**
+ * Money in, money out and a move are one shape (D6, D8, D13): the money goes to one account
+ * (+amount) from another (−amount), to first.
+ */
+export function twoEntries(movement: TwoEntryMovement): { account_id: number; amount_cents: number }[] {
+  return [
+    { account_id: movement.to_account_id, amount_cents: movement.amount_cents },
+    { account_id: movement.from_account_id, amount_cents: -movement.amount_cents },
+  ];
+}

@@ -1,0 +1,82 @@
+import { ACCOUNT_NAME_MAX } from '../book/accounts';
+import { accountKind, type AccountKind, type BookStyle } from '../db/schema';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
+
+// Descriptions (D12: wording follows book_style; figures never change).
+
+interface Words {
+  kinds: Record<AccountKind, string>;
+  moneyIn: string;
+  moneyOut: string;
+  move: string;
+  balanceSheet: string;
+  incomeStatement: string;
+  /** Examples are wording too: where money in comes from, what money out pays for. */
+  source: string;
+  purpose: string;
+}
+
+/** D12: the one table of MCP description words, keyed by book_style (the web app keeps its own). */
+export const VOCABULARY: Record<BookStyle, Words> = {
+  personal: {
+    kinds: {
+      asset: 'Accounts (money we have)',
+      liability: 'What we owe',
+      equity: 'Starting balances',
+      income: 'Income',
+      expense: 'Spending categories',
+    },
+    moneyIn: 'Money in',
+    moneyOut: 'Money out',
+    move: 'Move money',
+    balanceSheet: 'What we have and owe',
+    incomeStatement: 'Money in and out',
+    source: 'a salary',
+    purpose: 'groceries',
+  },
+  club: {
+    kinds: {
+      asset: 'Funds (bank, cash box)',
+      liability: 'What the club owes',
+      equity: 'Reserves',
+      income: 'Receipts (dues, donations, events)',
+      expense: 'Payments (venue, kit, events)',
+    },
+    moneyIn: 'Record a receipt',
+    moneyOut: 'Record a payment',
+    move: 'Transfer between funds',
+    balanceSheet: 'Statement of funds',
+    incomeStatement: 'Income and expenditure',
+    source: 'membership dues',
+    purpose: 'venue hire',
+  },
+};
+
+/** Every tool description, built from the words of one book style only. */
+export function describeTools(w: Words): Record<ToolName, string> {
+  const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
+  const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
+  return {
+    list_accounts: `List every account with its id, name and kind (${kinds}).`,
+    create_account: `Create an account with a unique name (at most ${ACCOUNT_NAME_MAX} characters) and a kind (${kinds}).`,
+    get_settings: 'Read the settings: book_style is "personal" (a household) or "club" (a club or association).',
+    list_transactions:
+      'List transactions, newest first, each with its entries (positive amounts go into an account, negative come ' +
+      `out of it). Optional date bounds are inclusive; limit defaults to ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}.`,
+    delete_transaction: 'Delete a transaction and its entries, by id.',
+    record_transaction:
+      'Record a transaction with two or more entries that sum to zero (positive = into an account, negative = out ' +
+      'of it). occurred_on defaults to today.',
+    record_money_in:
+      `${w.moneyIn}: money arrives in an account (to_account_id, e.g. the bank) from a source (from_account_id, ` +
+      `an income account such as ${w.source}); ${twoEntries}.`,
+    record_money_out:
+      `${w.moneyOut}: money leaves an account (from_account_id, e.g. the bank) for a purpose (to_account_id, ` +
+      `an expense account such as ${w.purpose}); ${twoEntries}.`,
+    move_money: `${w.move}: money moves from one account to another, e.g. from the bank to the cash box; ${twoEntries}.`,
+    get_report:
+      `Read a report, figures in cents: "balances" (every account as of as_of), "balance_sheet" (${w.balanceSheet} ` +
+      `as of as_of), "income_statement" (${w.incomeStatement} between from and to) or "monthly" (income and expense ` +
+      'totals per month between from and to). as_of defaults to today; from and to to the first and last transaction dates.',
+  };
+}

@@ -1,0 +1,128 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { tokens } from '../db/schema';
+import { newToken, sha256Hex } from '../identity/secrets';
+import { live, revokeDescendants, revokeGrantOf } from '../identity/tokens';
+
+// The grant steps of the token endpoint and of revocation: issuing a pair, rotating a refresh
+// token, revoking by token (RFC 6749 §5–6, RFC 7009).
+
+/** Spec: Limits — access tokens live 1 hour, refresh tokens 60 days; a retired refresh token is retried within 10 s. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+export const REFRESH_TOKEN_DAYS = 60;
+export const REFRESH_REUSE_GRACE_SECONDS = 10;
+
+/** RFC 6749 §5.1 successful response. */
+export interface TokenPair {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: typeof ACCESS_TOKEN_SECONDS;
+  refresh_token: string;
+}
+
+/**
+ * Issues an access and a refresh token for a grant, both audienced to API_ORIGIN (RFC 8707). The
+ * refresh token descends from `parentHash` (the refresh token it replaces; null at the root of a
+ * grant) and the access token from that refresh token, so revoking a refresh token reaches the
+ * access tokens it minted.
+ */
+export async function issueTokenPair(
+  db: Db,
+  input: { userId: number; clientId: string; audience: string; parentHash: string | null },
+): Promise<TokenPair> {
+  const refresh = newToken();
+  const access = newToken();
+  const refreshHash = sha256Hex(refresh);
+  const common = { userId: input.userId, clientId: input.clientId, audience: input.audience };
+  await db.insert(tokens).values([
+    {
+      ...common,
+      hash: refreshHash,
+      kind: 'refresh',
+      parentHash: input.parentHash,
+      // A successor is made by a rotation, which stamped its predecessor with this transaction's
+      // now(): the connection keeps its last use across rotations (spec: Connection).
+      lastUsedAt: input.parentHash === null ? null : sql`now()`,
+      expiresAt: sql`now() + make_interval(days => ${REFRESH_TOKEN_DAYS})`,
+    },
+    {
+      ...common,
+      hash: sha256Hex(access),
+      kind: 'access',
+      parentHash: refreshHash,
+      expiresAt: sql`now() + make_interval(secs => ${ACCESS_TOKEN_SECONDS})`,
+    },
+  ]);
+  return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refresh };
+}
+
+/**
+ * Spec: Refresh token — live → retired with a new pair chained to it. The retirement is one
+ * conditional UPDATE, so of parallel redemptions one wins. A retired token presented again within
+ * 10 seconds is refused and nothing else happens (a client's retry); later, the whole family
+ * descending from it is revoked, the pair in current use included (a stolen token replayed).
+ * `undefined` for every failure alike.
+ * @see RFC 6749 §6, RFC 9700 §4.14.2
+ */
+export function rotateRefreshToken(
+  db: Db,
+  input: { refreshToken: string; clientId: string; audience: string },
+): Promise<TokenPair | undefined> {
+  const hash = sha256Hex(input.refreshToken);
+  return db.transaction(async (tx) => {
+    const [retired] = await tx
+      .update(tokens)
+      .set({ retiredAt: sql`now()`, lastUsedAt: sql`now()` })
+      .where(
+        and(
+          eq(tokens.hash, hash),
+          eq(tokens.kind, 'refresh'),
+          eq(tokens.clientId, input.clientId),
+          isNull(tokens.retiredAt),
+          live(),
+        ),
+      )
+      .returning({ userId: tokens.userId, clientId: tokens.clientId });
+    if (retired) return issueTokenPair(tx, { ...retired, audience: input.audience, parentHash: hash });
+
+    const [reused] = await tx
+      .select({ hash: tokens.hash })
+      .from(tokens)
+      .where(
+        and(
+          eq(tokens.hash, hash),
+          eq(tokens.kind, 'refresh'),
+          sql`${tokens.retiredAt} < now() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS})`,
+        ),
+      );
+    if (reused) await revokeDescendants(tx, hash);
+    return undefined;
+  });
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009 §2.1): revokes the named token if it is live and, when `clientId`
+ * is given, belongs to that client. A refresh token takes its whole grant with it; an access
+ * token goes alone (spec: revoking an access token leaves its refresh token alone). Unknown,
+ * expired, already revoked and retired refresh tokens are not live and change nothing: a retired
+ * token no longer stands for its grant (as DELETE /auth/tokens/{id} answers 404 for it), and reuse
+ * of one is handled by rotation's own rule (spec: Refresh token, retired).
+ */
+export async function revokeByToken(db: Db, token: string, clientId: string | undefined): Promise<void> {
+  const hash = sha256Hex(token);
+  await db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(tokens)
+      .set({ revokedAt: sql`now()` })
+      .where(
+        and(
+          eq(tokens.hash, hash),
+          clientId === undefined ? undefined : eq(tokens.clientId, clientId),
+          isNull(tokens.retiredAt),
+          live(),
+        ),
+      )
+      .returning({ kind: tokens.kind });
+    if (revoked?.kind === 'refresh') await revokeGrantOf(tx, hash);
+  });
+}
