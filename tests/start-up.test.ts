@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,26 @@ describe('D14: npm start, exactly as the README writes it', () => {
     }
     expect(await exited, stderr).toBe(0);
     expect(stderr).not.toContain('not found');
+  }, 90_000);
+
+  it('a SIGTERM while serve is still starting (initdb of a new directory) ends it cleanly once it is up: exit 0, the cluster stopped', async () => {
+    const dir = path.join(root, 'signalled-while-starting');
+    const child = spawn(process.execPath, [path.join(CHECKOUT, 'bin', 'ledger.js'), 'serve'], {
+      env: { ...process.env, DATABASE_URL: `file:${dir}`, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // While initdb makes the cluster in a directory beside the one named (src/db/embedded.ts).
+    const initialising = () => readdirSync(root).some((name) => name.startsWith('.signalled-while-starting.new-'));
+    for (let i = 0; i < 400 && !initialising(); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(initialising(), 'initdb began').toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited, stderr).toBe(0);
+    expect(existsSync(path.join(dir, 'PG_VERSION')), 'the cluster was made whole').toBe(true);
+    expect(existsSync(path.join(dir, 'postmaster.pid')), 'and stopped').toBe(false);
   }, 90_000);
 });
 

@@ -3,17 +3,18 @@ import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { accountKind, accounts } from '../db/schema';
 import { requiredText } from '../text';
+import { requestSchema } from '../shapes';
 
 export const ACCOUNT_NAME_MAX = 100;
 
 /** Create body `NewAccount` (spec: Account; D6 name limit; D13 invalid kind is 400). */
-export const NewAccountSchema = v.object(
+export const NewAccountSchema = requestSchema('NewAccount', v.object(
   {
     name: requiredText('name', ACCOUNT_NAME_MAX),
     kind: v.picklist(accountKind.enumValues, `kind must be one of ${accountKind.enumValues.join(', ')}`),
   },
   'the request body must be a JSON object',
-);
+));
 export type NewAccount = v.InferOutput<typeof NewAccountSchema>;
 
 const accountColumns = { id: accounts.id, name: accounts.name, kind: accounts.kind };

@@ -2,14 +2,15 @@ import { eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { bookStyle, settings } from '../db/schema';
+import { requestSchema } from '../shapes';
 
 /** Update body `SettingsPatch`; any other book_style is a 422 (spec error rule 6). */
-export const SettingsPatchSchema = v.object(
+export const SettingsPatchSchema = requestSchema('SettingsPatch', v.object(
   {
     book_style: v.picklist(bookStyle.enumValues, 'book_style must be "club" or "personal"'),
   },
   'book_style must be "club" or "personal"',
-);
+));
 export type SettingsPatch = v.InferOutput<typeof SettingsPatchSchema>;
 
 // The single row (id 1) is seeded by migration 0001 and pinned by a check constraint.

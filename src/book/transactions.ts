@@ -5,6 +5,7 @@ import { accounts, entries, transactions, users } from '../db/schema';
 import { invalid, notFound } from '../errors';
 import { dateString, requiredText } from '../text';
 import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from '../identity/tokens';
+import { requestSchema } from '../shapes';
 
 // D6 limits of ours.
 export const DESCRIPTION_MAX = 500;
@@ -35,7 +36,7 @@ const EntrySchema = v.object(
 );
 
 /** Create body `NewTransaction` (spec: Transaction; D6). The balance is checked by checkBalanced. */
-export const NewTransactionSchema = v.object(
+export const NewTransactionSchema = requestSchema('NewTransaction', v.object(
   {
     occurred_on: dateString('occurred_on'),
     description: requiredText('description', DESCRIPTION_MAX),
@@ -46,7 +47,7 @@ export const NewTransactionSchema = v.object(
     ),
   },
   'the request body must be a JSON object',
-);
+));
 export type NewTransaction = v.InferOutput<typeof NewTransactionSchema>;
 
 export const TransactionRangeSchema = v.object({

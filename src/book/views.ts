@@ -1,65 +1,66 @@
 import * as v from 'valibot';
-import { accountKind, bookStyle } from '../db/schema';
+import { int, responseSchema } from '../shapes';
+import { ACCOUNT_KINDS, BOOK_STYLES } from './rules';
 
 // The JSON shapes in which the book is answered: by the HTTP routes (documented in /openapi.json)
 // and by the MCP tools (their structured output, D8), written once as valibot schemas.
 
-export const int = v.pipe(v.number(), v.integer());
+export { int };
 export const cents = v.pipe(v.number(), v.integer(), v.description('integer cents'));
 export const date = v.pipe(v.string(), v.isoDate(), v.description('YYYY-MM-DD'));
-export const kind = v.picklist(accountKind.enumValues);
+export const kind = v.picklist(ACCOUNT_KINDS);
 
-export const Account = v.strictObject({ id: int, name: v.string(), kind });
-export const Settings = v.strictObject({ book_style: v.picklist(bookStyle.enumValues) });
-export const Entry = v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents });
-export const Transaction = v.strictObject({
+export const Account = responseSchema('Account', v.strictObject({ id: int, name: v.string(), kind }));
+export const Settings = responseSchema('Settings', v.strictObject({ book_style: v.picklist(BOOK_STYLES) }));
+export const Entry = responseSchema('Entry', v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents }));
+export const Transaction = responseSchema('Transaction', v.strictObject({
   id: int,
   occurred_on: date,
   description: v.string(),
   created_by_email: v.nullable(v.string()),
   entries: v.pipe(v.array(Entry), v.description('ordered by entry id')),
-});
-export const CreatedTransaction = v.strictObject({ id: int });
+}));
+export const CreatedTransaction = responseSchema('CreatedTransaction', v.strictObject({ id: int }));
 
 // D7: reports, in natural sign (D6).
-export const KindTotals = v.strictObject({ asset: cents, liability: cents, equity: cents, income: cents, expense: cents });
-export const Balances = v.strictObject({
+export const KindTotals = responseSchema('KindTotals', v.strictObject({ asset: cents, liability: cents, equity: cents, income: cents, expense: cents }));
+export const Balances = responseSchema('Balances', v.strictObject({
   as_of: date,
   accounts: v.pipe(v.array(v.strictObject({ id: int, name: v.string(), kind, balance_cents: cents })), v.description('in the GET /accounts order')),
   totals: KindTotals,
-});
-export const Section = v.pipe(
+}));
+export const Section = responseSchema('Section', v.pipe(
   v.strictObject({
     lines: v.array(v.strictObject({ id: int, name: v.string(), balance_cents: cents })),
     total_cents: cents,
   }),
   v.description('every account of the section, zero balances included, in the GET /accounts order'),
-);
-export const BalanceSheet = v.strictObject({
+));
+export const BalanceSheet = responseSchema('BalanceSheet', v.strictObject({
   as_of: date,
   assets: Section,
   liabilities: Section,
   equity: Section,
   net_income_cents: v.pipe(cents, v.description('income minus expense up to as_of')),
   balanced: v.pipe(v.boolean(), v.description('assets = liabilities + equity + net income')),
-});
-export const IncomeStatement = v.strictObject({
+}));
+export const IncomeStatement = responseSchema('IncomeStatement', v.strictObject({
   from: date,
   to: date,
   income: Section,
   expenses: Section,
   net_cents: v.pipe(cents, v.description('income minus expenses')),
-});
-export const Month = v.strictObject({
+}));
+export const Month = responseSchema('Month', v.strictObject({
   month: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}$/), v.description('YYYY-MM')),
   income_cents: cents,
   expense_cents: cents,
   net_cents: cents,
-});
+}));
 export const Monthly = v.pipe(v.array(Month), v.description('oldest month first; months without transactions as zeros'));
 
 /** One account's entries over a period with the running balance (natural sign). */
-export const Register = v.strictObject({
+export const Register = responseSchema('Register', v.strictObject({
   account: Account,
   from: date,
   to: date,
@@ -69,4 +70,4 @@ export const Register = v.strictObject({
     v.description('oldest first (occurred_on, then transaction id)'),
   ),
   closing_balance_cents: cents,
-});
+}));

@@ -68,23 +68,30 @@ const serveCommand = defineCommand({
   meta: { name: 'serve', description: 'run the server (migrates the database first)' },
   async run() {
     const log = jsonLogger();
+    // Listening from the first moment: a SIGTERM that comes while the server starts, or as soon as
+    // /health answers (a service manager, a test), must stop it cleanly, not kill it half-started.
+    // One that comes while it starts stops it as soon as it is up.
+    let server: RunningServer | undefined;
+    let signalled = false;
+    const shutdown = () => {
+      signalled = true;
+      void server?.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error('shutdown.fault', describeFault(error));
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', shutdown);
+    process.once('SIGINT', shutdown);
     try {
       // Loaded here, not at the top: admin commands never pay for the HTTP server's modules (D14).
       const { startServer } = await import('../server');
       const config = loadConfig();
-      const server = await startServer(config, log, { overrideGlobalObjects: true });
+      server = await startServer(config, log, { overrideGlobalObjects: true });
       process.stderr.write(`${startupLine(config, server)}\n`);
-      const shutdown = () => {
-        void server.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            log.error('shutdown.fault', describeFault(error));
-            process.exit(1);
-          },
-        );
-      };
-      process.once('SIGTERM', shutdown);
-      process.once('SIGINT', shutdown);
+      if (signalled) shutdown();
     } catch (error) {
       fail(explain(error));
       if (!(error instanceof ConfigError || error instanceof StartupError)) log.error('startup.fault', describeFault(error));

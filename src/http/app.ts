@@ -3,22 +3,13 @@ import { cors } from 'hono/cors';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
-import { accountRoutes } from './accounts';
-import { authRoutes } from './auth';
-import { connectionRoutes } from './connections';
-import { discoveryRoutes } from './discovery';
 import { docsRoutes } from './docs';
 import type { AppEnv } from './context';
 import { limitBody } from './body-limit';
-import { answerError } from './errors';
-import { mcpRoutes } from './mcp';
-import { oauthRoutes } from './oauth';
+import { answerError, notFoundAnswer } from './errors';
 import { openApiDocument } from './openapi';
-import { passkeyRoutes } from './passkeys';
-import { reportRoutes } from './reports';
-import { settingsRoutes } from './settings';
-import { transactionRoutes } from './transactions';
-import { webauthnRoutes } from './webauthn';
+import { routeGroup } from './route';
+import { ROUTE_GROUPS } from './routes';
 import { requireFull } from './tiers';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -64,26 +55,15 @@ export function createApp(deps: AppDeps) {
 
   app.use(limitBody(MAX_BODY_BYTES, 'the request body is larger than 1 MiB'));
 
-  app.get('/health', (c) => c.text('ok'));
   // Spec: Authentication — every route not listed as open requires the full tier; the API's
   // description is not listed, so a developer reads it with a token or a signed-in session.
   // Built on first request: every app (each start, each test) would otherwise pay for it.
   let document: ReturnType<typeof openApiDocument> | undefined;
   app.get('/openapi.json', requireFull, (c) => c.json((document ??= openApiDocument(deps.config.apiOrigin))));
   app.route('/docs', docsRoutes);
-  app.route('/.well-known', discoveryRoutes);
-  app.route('/oauth', oauthRoutes);
-  app.route('/auth/webauthn', webauthnRoutes);
-  app.route('/auth/passkeys', passkeyRoutes);
-  app.route('/auth/tokens', connectionRoutes);
-  app.route('/auth', authRoutes);
-  app.route('/accounts', accountRoutes);
-  app.route('/settings', settingsRoutes);
-  app.route('/transactions', transactionRoutes);
-  app.route('/reports', reportRoutes);
-  app.route('/mcp', mcpRoutes);
+  for (const [prefix, routes] of ROUTE_GROUPS) app.route(prefix || '/', routeGroup(prefix, routes));
 
-  app.notFound((c) => c.json({ error: 'not found' }, 404));
+  app.notFound(notFoundAnswer);
   app.onError(answerError);
   return app;
 }

@@ -64,6 +64,9 @@ function answerOAuth(c: Context<AppEnv>, code: OAuthError['code'], description: 
   return c.json({ error: code, error_description: description }, status);
 }
 
+/** A path no route serves (spec: Errors, Shapes). */
+export const notFoundAnswer = (c: Context<AppEnv>): Response => c.json({ error: 'not found' }, 404);
+
 /** The one place where errors become HTTP answers, in the spec's shapes (spec: Errors). */
 export function answerError(error: unknown, c: Context<AppEnv>): Response {
   const oauth = isOAuthRoute(c);

@@ -1,11 +1,14 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { Hono } from 'hono';
+import type { Context } from 'hono';
+import * as v from 'valibot';
 import { createMiddleware } from 'hono/factory';
 import { describeFault } from '../log';
 import { createLedgerMcpServer } from '../mcp/tools';
 import type { AppEnv } from './context';
 import { GENERIC_FAULT } from './errors';
-import { requireFull } from './tiers';
+import { ErrorBody } from './replies';
+import { route } from './route';
+import { int, requestSchema, responseSchema } from '../shapes';
 
 /**
  * D18, MCP transport security: a browser page on another origin (DNS rebinding makes any site
@@ -29,27 +32,86 @@ const requireOwnOrigin = createMiddleware<AppEnv>(async (c, next) => {
  * request. GET (the server-to-client stream) and DELETE (session end) have nothing to do without
  * sessions: 405 (stack notes: a stateless GET stream never closes).
  */
-export const mcpRoutes = new Hono<AppEnv>()
-  .use(requireOwnOrigin, requireFull)
-  .post('/', async (c) => {
-    const server = await createLedgerMcpServer({
-      db: c.var.db,
-      userId: c.var.identity.userId,
-      // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
-      reportFault: (error, tool) => {
-        c.var.log.error('mcp.fault', { tool, ...describeFault(error) });
-        return GENERIC_FAULT;
+// D8: JSON-RPC 2.0 over the Streamable HTTP transport (JSON responses, stateless).
+const JsonRpcId = v.union([v.string(), int]);
+const JsonRpcRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: JsonRpcId,
+  method: v.pipe(v.string(), v.description('initialize, tools/list, tools/call, ping…')),
+  params: v.optional(v.record(v.string(), v.unknown())),
+});
+const JsonRpcNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.pipe(v.string(), v.description('notifications/initialized…')),
+  params: v.optional(v.record(v.string(), v.unknown())),
+});
+const McpMessage = v.union([JsonRpcRequest, JsonRpcNotification]);
+const McpRequestBody = requestSchema('McpRequest', v.union([McpMessage, v.pipe(v.array(McpMessage), v.minLength(1))]));
+const JsonRpcErrorObject = v.strictObject({ code: int, message: v.string(), data: v.optional(v.unknown()) });
+const JsonRpcResult = v.strictObject({
+  jsonrpc: v.literal('2.0'),
+  id: JsonRpcId,
+  result: v.pipe(v.record(v.string(), v.unknown()), v.description('the method result; tools/call gives content, structuredContent and isError')),
+});
+const JsonRpcError = responseSchema('JsonRpcError', v.strictObject({ jsonrpc: v.literal('2.0'), id: v.nullable(JsonRpcId), error: JsonRpcErrorObject }));
+const McpResponse = responseSchema('McpResponse', v.union([JsonRpcResult, JsonRpcError]));
+const McpResponseBody = v.union([McpResponse, v.array(McpResponse)]);
+
+const stateless = (c: Context<AppEnv>) => c.json({ error: 'this endpoint is stateless: use POST' }, 405, { Allow: 'POST' });
+const usePost = { 405: { description: 'Use POST.', json: ErrorBody, headers: { Allow: 'POST' } } };
+
+/** D8: the Model Context Protocol at /mcp (full tier, own origins only). */
+export const mcpRoutes = [
+  route(
+    {
+      method: 'post', path: '/mcp', tier: 'full', summary: 'Model Context Protocol: Streamable HTTP, stateless, JSON responses', json: McpRequestBody,
+      description: 'JSON-RPC 2.0. Send `Accept: application/json, text/event-stream`. `tools/list` describes the tools (accounts, transactions, money in/out, move, reports) with their input and output schemas; a refused tool call is a result with `isError: true`, never a protocol error.',
+      responses: {
+        200: { description: 'The JSON-RPC response (an array for a batch).', json: McpResponseBody },
+        202: { description: 'The body held only notifications; nothing to answer.' },
+        400: { description: 'Not JSON, or not a JSON-RPC message.', json: JsonRpcError },
+        406: { description: 'The Accept header does not list both application/json and text/event-stream.', json: JsonRpcError },
+        415: { description: 'Not `Content-Type: application/json`.', json: JsonRpcError },
       },
-    });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(c.req.raw);
-    } finally {
-      await server.close();
-    }
-  })
-  .on(['GET', 'DELETE'], '/', (c) => c.json({ error: 'this endpoint is stateless: use POST' }, 405, { Allow: 'POST' }));
+    },
+    // The transport reads and answers the body itself (JSON-RPC errors); the schema only describes it.
+    { before: [requireOwnOrigin], validatesItself: true },
+    async (c) => {
+      const server = await createLedgerMcpServer({
+        db: c.var.db,
+        userId: c.var.identity.userId,
+        // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
+        reportFault: (error, tool) => {
+          c.var.log.error('mcp.fault', { tool, ...describeFault(error) });
+          return GENERIC_FAULT;
+        },
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(c.req.raw);
+      } finally {
+        await server.close();
+      }
+    },
+  ),
+  route(
+    {
+      method: 'get', path: '/mcp', tier: 'full', summary: 'Not used: the transport is stateless (no server-to-client stream)', cannotFail: true,
+      responses: usePost,
+    },
+    { before: [requireOwnOrigin] },
+    stateless,
+  ),
+  route(
+    {
+      method: 'delete', path: '/mcp', tier: 'full', summary: 'Not used: the transport is stateless (no session to end)', cannotFail: true,
+      responses: usePost,
+    },
+    { before: [requireOwnOrigin] },
+    stateless,
+  ),
+];

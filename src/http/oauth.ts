@@ -1,5 +1,4 @@
-import { vValidator } from '@hono/valibot-validator';
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import * as v from 'valibot';
 import {
   AuthorizationRequestSchema,
@@ -9,6 +8,8 @@ import {
 } from '../oauth/authorization';
 import {
   checkRedirectUris,
+  MAX_DYNAMIC_CLIENTS,
+  MAX_REDIRECT_URIS,
   describeClient,
   findClient,
   reapUnusedClients,
@@ -18,6 +19,7 @@ import {
 import {
   decideDeviceGrant,
   describePendingDeviceGrant,
+  DEVICE_ATTEMPTS_PER_SESSION,
   DEVICE_GRANT_SECONDS,
   DEVICE_POLL_INTERVAL_SECONDS,
   pollDeviceCode,
@@ -25,13 +27,16 @@ import {
 } from '../oauth/device-grants';
 import { invalidGrant, invalidRequest, OAuthError, unknownClient } from '../oauth/errors';
 import { resolvesToThisApi } from '../oauth/resource';
+import { Client, ClientRegistered, DeviceAuthorization, DeviceInfo, Redirect, TokenResponse } from '../oauth/views';
+import { requestSchema } from '../shapes';
 import { revokeByToken, rotateRefreshToken, type TokenPair } from '../oauth/grants';
-import { describeIssues } from '../text';
 import type { AppEnv } from './context';
 import { PlainTextRejection } from './errors';
 import { readForm, required } from './form';
-import { requireFull, requireSession } from './tiers';
-import { jsonBody } from './validation';
+import { CHALLENGE, ErrorBody, noStore, OAuthErrorBody, oauthRefused } from './replies';
+import { route } from './route';
+import { requireSession } from './tiers';
+import type { Rejection } from './validation';
 
 type Ctx = Context<AppEnv>;
 
@@ -41,13 +46,6 @@ const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 const refuseBearer = () => {
   throw new OAuthError('invalid_client', 'approve a client from the web app, not with a token', 403);
 };
-
-/** Query parameters; a missing (or repeated) one is a plain-text 400 (spec: GET /oauth/authorize). */
-function query<S extends v.GenericSchema>(schema: S) {
-  return vValidator('query', schema, (result) => {
-    if (!result.success) throw new PlainTextRejection(400, `Failed to deserialize query string: ${describeIssues(result.issues)}`);
-  });
-}
 
 /** A required query parameter named in the plain-text answer. */
 const param = (name: string) => v.string(`missing field \`${name}\``);
@@ -78,10 +76,13 @@ function rawQueryOf(c: Ctx): string {
   return at === -1 ? '' : url.slice(at + 1);
 }
 
-export const ApproveSchema = v.object({
-  ...AuthorizationRequestSchema.entries,
-  approve: v.boolean('approve must be true or false'),
-});
+export const ApproveSchema = requestSchema(
+  'AuthorizationApproval',
+  v.object({
+    ...AuthorizationRequestSchema.entries,
+    approve: v.boolean('approve must be true or false'),
+  }),
+);
 
 /** RFC 6749 §4.1.2: the redirect back to the client, with the code or the refusal, and the state. */
 function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
@@ -94,15 +95,21 @@ export const ClientInfoQuerySchema = v.object({ client_id: param('client_id') })
 
 export const DeviceInfoQuerySchema = v.object({ user_code: param('user_code') });
 
-export const RegistrationSchema = v.looseObject({
-  redirect_uris: v.array(v.string('each redirect URI must be a string'), 'redirect_uris must be an array of URIs'),
-  client_name: v.optional(v.unknown()),
-});
+export const RegistrationSchema = requestSchema(
+  'ClientRegistrationRequest',
+  v.looseObject({
+    redirect_uris: v.array(v.string('each redirect URI must be a string'), 'redirect_uris must be an array of URIs'),
+    client_name: v.optional(v.unknown()),
+  }),
+);
 
-export const DeviceDecisionSchema = v.object({
-  user_code: v.string('user_code is required'),
-  approve: v.boolean('approve must be true or false'),
-});
+export const DeviceDecisionSchema = requestSchema(
+  'DeviceDecision',
+  v.object({
+    user_code: v.string('user_code is required'),
+    approve: v.boolean('approve must be true or false'),
+  }),
+);
 
 /** When present, `resource` must be this API (D11); tokens are always audienced to API_ORIGIN. */
 function checkOptionalResource(c: Ctx, form: Record<string, string>): void {
@@ -143,86 +150,217 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code, refresh_token or the device code grant');
 }
 
+// The form bodies, read by src/http/form.ts field by field (error rule 6 wants the first missing
+// field named as a plain-text 422 or an OAuth error, in the spec's order), and described here.
+const clientId = v.pipe(v.string(), v.description('the client'));
+const resource = v.pipe(v.string(), v.description('this API (RFC 8707); when present it must resolve to API_ORIGIN'));
+const TokenRequest = requestSchema('TokenRequest', v.variant('grant_type', [
+  v.object({
+    grant_type: v.literal('authorization_code'),
+    code: v.string(),
+    redirect_uri: v.pipe(v.string(), v.description('exactly the one approved')),
+    client_id: clientId,
+    code_verifier: v.pipe(v.string(), v.description('PKCE: BASE64URL(SHA-256(verifier)) = the code_challenge')),
+    resource: v.optional(resource),
+  }),
+  v.object({ grant_type: v.literal('refresh_token'), refresh_token: v.string(), client_id: clientId, resource: v.optional(resource) }),
+  v.object({
+    grant_type: v.literal('urn:ietf:params:oauth:grant-type:device_code'),
+    device_code: v.string(),
+    client_id: clientId,
+    resource: v.optional(resource),
+  }),
+]));
+const DeviceAuthorizationRequest = v.object({ client_id: clientId, resource: v.pipe(v.string(), v.description('this API (RFC 8707)')) });
+const RevocationRequest = v.object({
+  token: v.string(),
+  token_type_hint: v.optional(v.pipe(v.string(), v.description('ignored'))),
+  client_id: v.optional(v.pipe(v.string(), v.description('scopes the revocation: a mismatch revokes nothing (and still answers 200)'))),
+});
+
+
+/** Query parameters refused by their schema: a plain-text 400 (spec: GET /oauth/authorize). */
+const rejectQuery: Rejection = (message) => {
+  throw new PlainTextRejection(400, `Failed to deserialize query string: ${message}`);
+};
+const sessionOnly = requireSession(refuseBearer);
+const unknownClientOrNoCredential = {
+  description: 'invalid_client (unknown client), or no credential (error rule 4).',
+  json: v.union([OAuthErrorBody, ErrorBody]),
+  sometimes: { 'WWW-Authenticate': `${CHALLENGE} (without credential)` },
+};
+
 /** Spec: OAuth routes. Errors in the OAuth shape with `Cache-Control: no-store` (src/http/errors.ts). */
-export const oauthRoutes = new Hono<AppEnv>()
-  .get('/authorize', query(AuthorizeQuerySchema), async (c) => {
-    if (!isPrintableAscii(rawQueryOf(c))) throw invalidRequest('the query string must be printable ASCII');
-    // No session check here: the web app's consent page signs the person in and approves.
-    await validateAuthorizationRequest(c.var.db, c.req.valid('query'), c.var.config.apiOrigin);
-    return c.body(null, 303, { Location: `${c.var.config.webOrigin}/authorize?${rawQueryOf(c)}` });
-  })
-  .post('/authorize/approve', requireSession(refuseBearer), jsonBody(ApproveSchema), async (c) => {
-    const request = c.req.valid('json');
-    await validateAuthorizationRequest(c.var.db, request, c.var.config.apiOrigin);
-    c.header('Cache-Control', 'no-store');
-    if (!request.approve) {
-      return c.json({ redirect: redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state }) });
-    }
-    const code = await issueAuthorizationCode(c.var.db, {
-      clientId: request.client_id,
-      userId: c.var.identity.userId,
-      redirectUri: request.redirect_uri,
-      codeChallenge: request.code_challenge,
-    });
-    return c.json({ redirect: redirectWith(request.redirect_uri, { code, state: request.state }) });
-  })
-  .get('/client_info', requireFull, query(ClientInfoQuerySchema), async (c) => {
-    const client = await findClient(c.var.db, c.req.valid('query').client_id);
-    if (!client) throw unknownClient();
-    return c.json(describeClient(client));
-  })
-  .post('/token', async (c) => {
-    // Spec: every response of the token endpoint carries Cache-Control: no-store (D13: the plain-text ones too).
-    c.header('Cache-Control', 'no-store');
-    const form = await readForm(c);
-    if (form.grant_type === undefined) throw new PlainTextRejection(422, 'missing field `grant_type`');
-    return c.json(await exchange(c, form));
-  })
-  .post('/device_authorization', async (c) => {
-    const form = await readForm(c);
-    const clientId = required(form, 'client_id');
-    const resource = required(form, 'resource');
-    const client = await findClient(c.var.db, clientId);
-    if (!client) throw unknownClient();
-    if (!resolvesToThisApi(resource, c.var.config.apiOrigin)) throw invalidRequest('resource must be this API');
-    const { deviceCode, userCode } = await startDeviceGrant(c.var.db, client.id);
-    const verificationUri = `${c.var.config.webOrigin}/device`;
-    c.header('Cache-Control', 'no-store');
-    return c.json({
-      device_code: deviceCode,
-      user_code: userCode,
-      verification_uri: verificationUri,
-      verification_uri_complete: `${verificationUri}?user_code=${userCode}`,
-      expires_in: DEVICE_GRANT_SECONDS,
-      interval: DEVICE_POLL_INTERVAL_SECONDS,
-    });
-  })
-  .get('/device_info', requireSession(refuseBearer), query(DeviceInfoQuerySchema), async (c) => {
-    const found = await describePendingDeviceGrant(c.var.db, c.var.session.hash, c.req.valid('query').user_code);
-    return c.json({ client: describeClient(found.client), expires_in: found.expiresIn });
-  })
-  .post('/device/approve', requireSession(refuseBearer), jsonBody(DeviceDecisionSchema), async (c) => {
-    const { user_code, approve } = c.req.valid('json');
-    await decideDeviceGrant(c.var.db, {
-      sessionHash: c.var.session.hash,
-      userId: c.var.identity.userId,
-      typedUserCode: user_code,
-      approve,
-    });
-    return c.body(null, 204);
-  })
-  .post(
-    '/register',
-    async (c, next) => {
-      await reapUnusedClients(c.var.db);
-      await next();
+export const oauthRoutes = [
+  route(
+    {
+      method: 'get', path: '/oauth/authorize', tier: 'open', errors: 'oauth', summary: 'Authorization request: 303 to the consent page', query: AuthorizeQuerySchema,
+      description: 'response_type must be `code`, code_challenge_method `S256` with a challenge of at least 43 characters, redirect_uri registered for the client, resource this API. No session check: the consent page signs the person in.',
+      responses: {
+        303: { description: 'A valid request: `Location: {WEB_ORIGIN}/authorize?<the same query string>`.', headers: { Location: '{WEB_ORIGIN}/authorize?<query>' } },
+        400: { description: 'invalid_request (JSON, never a redirect): bad response_type, bad PKCE shape, redirect_uri not registered, resource not this API, or a query string that is not printable ASCII. A missing query parameter is a plain-text 400.', json: OAuthErrorBody, text: 'Failed to deserialize query string: …' },
+        401: oauthRefused('invalid_client: unknown client.'),
+      },
     },
-    jsonBody(RegistrationSchema, (message) => {
-      throw new OAuthError('invalid_redirect_uri', message);
-    }),
+    { rejectQuery },
+    async (c, { query }) => {
+      if (!isPrintableAscii(rawQueryOf(c))) throw invalidRequest('the query string must be printable ASCII');
+      // No session check here: the web app's consent page signs the person in and approves.
+      await validateAuthorizationRequest(c.var.db, query, c.var.config.apiOrigin);
+      return c.body(null, 303, { Location: `${c.var.config.webOrigin}/authorize?${rawQueryOf(c)}` });
+    },
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/authorize/approve', tier: 'session-only', errors: 'oauth', summary: 'The person approves or denies; mints the code', json: ApproveSchema,
+      description: 'Every parameter of GET /oauth/authorize plus `approve`; fully re-validated. Only a full cookie session mints a code.',
+      responses: {
+        200: { description: 'Where to send the browser (there is no HTTP redirect).', json: Redirect, headers: noStore },
+        400: oauthRefused('invalid_request (same validation as GET /oauth/authorize), or a malformed body.'),
+        401: { ...unknownClientOrNoCredential, description: 'invalid_client (unknown client), or no credential (`{"error": "authentication required"}`, error rule 4).' },
+      },
+    },
+    { guard: sessionOnly },
+    async (c, { json: request }) => {
+      await validateAuthorizationRequest(c.var.db, request, c.var.config.apiOrigin);
+      c.header('Cache-Control', 'no-store');
+      if (!request.approve) {
+        return c.json({ redirect: redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state }) });
+      }
+      const code = await issueAuthorizationCode(c.var.db, {
+        clientId: request.client_id,
+        userId: c.var.identity.userId,
+        redirectUri: request.redirect_uri,
+        codeChallenge: request.code_challenge,
+      });
+      return c.json({ redirect: redirectWith(request.redirect_uri, { code, state: request.state }) });
+    },
+  ),
+  route(
+    {
+      method: 'get', path: '/oauth/client_info', tier: 'full', errors: 'oauth', summary: 'A client as stored (for the consent page)', query: ClientInfoQuerySchema,
+      responses: {
+        200: { description: 'The client; its name is read from the store, never from the query.', json: Client },
+        400: { description: 'Missing client_id.', text: 'Failed to deserialize query string: …' },
+        401: unknownClientOrNoCredential,
+      },
+    },
+    { rejectQuery },
+    async (c, { query }) => {
+      const client = await findClient(c.var.db, query.client_id);
+      if (!client) throw unknownClient();
+      return c.json(describeClient(client));
+    },
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/token', tier: 'open', errors: 'oauth', summary: 'Token endpoint: authorization_code, refresh_token, device_code', form: TokenRequest,
+      description: 'Every response carries `Cache-Control: no-store`. Every failure of a code or refresh token is the identical invalid_grant; a code that fails redemption is killed.',
+      responses: {
+        200: { description: 'A new access token (1 hour) and refresh token (60 days).', json: TokenResponse, headers: noStore },
+        400: oauthRefused('invalid_request, invalid_grant, unsupported_grant_type, or for the device grant authorization_pending, slow_down, access_denied, expired_token.'),
+        422: { description: 'Missing grant_type (error rule 6).', text: 'missing field `grant_type`' },
+      },
+    },
+    {},
     async (c) => {
+      // Spec: every response of the token endpoint carries Cache-Control: no-store (D13: the plain-text ones too).
+      c.header('Cache-Control', 'no-store');
+      const form = await readForm(c);
+      if (form.grant_type === undefined) throw new PlainTextRejection(422, 'missing field `grant_type`');
+      return c.json(await exchange(c, form));
+    },
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/device_authorization', tier: 'open', errors: 'oauth', summary: 'Starts a device grant (RFC 8628)', form: DeviceAuthorizationRequest,
+      responses: {
+        200: { description: 'The codes; poll POST /oauth/token every `interval` seconds.', json: DeviceAuthorization, headers: noStore },
+        400: oauthRefused('invalid_request: missing field, or resource not this API.'),
+        401: oauthRefused('invalid_client: unknown client.'),
+        500: oauthRefused('server_error: no unique user code after three tries, or an unexpected fault.'),
+      },
+    },
+    {},
+    async (c) => {
+      const form = await readForm(c);
+      const clientId = required(form, 'client_id');
+      const resource = required(form, 'resource');
+      const client = await findClient(c.var.db, clientId);
+      if (!client) throw unknownClient();
+      if (!resolvesToThisApi(resource, c.var.config.apiOrigin)) throw invalidRequest('resource must be this API');
+      const { deviceCode, userCode } = await startDeviceGrant(c.var.db, client.id);
+      const verificationUri = `${c.var.config.webOrigin}/device`;
+      c.header('Cache-Control', 'no-store');
+      return c.json({
+        device_code: deviceCode,
+        user_code: userCode,
+        verification_uri: verificationUri,
+        verification_uri_complete: `${verificationUri}?user_code=${userCode}`,
+        expires_in: DEVICE_GRANT_SECONDS,
+        interval: DEVICE_POLL_INTERVAL_SECONDS,
+      });
+    },
+  ),
+  route(
+    {
+      method: 'get', path: '/oauth/device_info', tier: 'session-only', errors: 'oauth', summary: 'The client behind a user code (for the device page)', query: DeviceInfoQuerySchema,
+      description: `user_code in any case, dash optional. Each failed lookup costs the session one of its ${DEVICE_ATTEMPTS_PER_SESSION} attempts.`,
+      responses: {
+        200: { description: 'The pending request.', json: DeviceInfo },
+        400: { description: 'invalid_grant: no pending code matches (costs one attempt); a missing user_code is a plain-text 400.', json: OAuthErrorBody, text: 'Failed to deserialize query string: …' },
+        429: oauthRefused(`invalid_request: the session has used its ${DEVICE_ATTEMPTS_PER_SESSION} attempts (sign in again).`),
+      },
+    },
+    { guard: sessionOnly, rejectQuery },
+    async (c, { query }) => {
+      const found = await describePendingDeviceGrant(c.var.db, c.var.session.hash, query.user_code);
+      return c.json({ client: describeClient(found.client), expires_in: found.expiresIn });
+    },
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/device/approve', tier: 'session-only', errors: 'oauth', summary: 'Approves or declines a user code', json: DeviceDecisionSchema,
+      responses: {
+        204: { description: 'Approved or declined (approving marks the client used).' },
+        400: oauthRefused('invalid_grant: no pending code matches (costs one attempt), or invalid_request: a malformed body.'),
+        429: oauthRefused(`invalid_request: the session has used its ${DEVICE_ATTEMPTS_PER_SESSION} attempts.`),
+      },
+    },
+    { guard: sessionOnly },
+    async (c, { json: { user_code, approve } }) => {
+      await decideDeviceGrant(c.var.db, {
+        sessionHash: c.var.session.hash,
+        userId: c.var.identity.userId,
+        typedUserCode: user_code,
+        approve,
+      });
+      return c.body(null, 204);
+    },
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/register', tier: 'open', errors: 'oauth', summary: 'Dynamic client registration (RFC 7591)', json: RegistrationSchema,
+      description: `redirect_uris: 1 to ${MAX_REDIRECT_URIS} URIs, each \`http://127.0.0.1\` / \`http://[::1]\` (any port) or \`https://\` without userinfo; never a fragment. No secret is issued; unsupported metadata is ignored.`,
+      responses: {
+        201: { description: 'Registered (public client).', json: ClientRegistered },
+        400: oauthRefused('invalid_redirect_uri: none given, too many, or one not acceptable; also a malformed body.'),
+        429: oauthRefused(`temporarily_unavailable: ${MAX_DYNAMIC_CLIENTS} dynamic clients already exist.`),
+      },
+    },
+    {
+      before: [
+        async (c, next) => {
+          await reapUnusedClients(c.var.db);
+          await next();
+        },
+      ],
+      rejectJson: (message) => {
+        throw new OAuthError('invalid_redirect_uri', message);
+      },
+    },
+    async (c, { json: body }) => {
       // RFC 7591 §2: metadata we do not support (grant_types, scope, logo_uri…) is ignored; every client is public.
-      const body = c.req.valid('json');
       checkRedirectUris(body.redirect_uris);
       const client = await registerClient(c.var.db, {
         redirectUris: body.redirect_uris,
@@ -241,11 +379,23 @@ export const oauthRoutes = new Hono<AppEnv>()
         201,
       );
     },
-  )
-  .post('/revoke', async (c) => {
-    // RFC 7009 §2.2: 200 whether or not anything was revoked.
-    c.header('Cache-Control', 'no-store');
-    const form = await readForm(c);
-    await revokeByToken(c.var.db, required(form, 'token'), form.client_id);
-    return c.body(null, 200);
-  });
+  ),
+  route(
+    {
+      method: 'post', path: '/oauth/revoke', tier: 'open', errors: 'oauth', summary: 'Token revocation (RFC 7009)', form: RevocationRequest,
+      description: 'Revoking a refresh token also revokes its descendants and the access tokens it minted.',
+      responses: {
+        200: { description: 'Always, also for unknown, expired or already revoked tokens; empty body.', headers: noStore },
+        400: oauthRefused('invalid_request: token missing.'),
+      },
+    },
+    {},
+    async (c) => {
+      // RFC 7009 §2.2: 200 whether or not anything was revoked.
+      c.header('Cache-Control', 'no-store');
+      const form = await readForm(c);
+      await revokeByToken(c.var.db, required(form, 'token'), form.client_id);
+      return c.body(null, 200);
+    },
+  ),
+];

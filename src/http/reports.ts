@@ -1,28 +1,66 @@
-import { Hono } from 'hono';
 import {
   accountRegisterReport,
   AsOfSchema,
   balanceSheetReport,
   balancesReport,
   incomeStatementReport,
+  MONTHLY_MAX_MONTHS,
   monthlyReport,
   PeriodSchema,
 } from '../book/reports';
-import type { AppEnv } from './context';
-import { requireFull } from './tiers';
-import { pathId, queryParams } from './validation';
+import { Balances, BalanceSheet, IncomeStatement, Monthly, Register } from '../book/views';
+import { badQuery, positiveId, refused } from './replies';
+import { route } from './route';
+import { pathId } from './validation';
 
 /** D7: /reports/* (full tier). */
-export const reportRoutes = new Hono<AppEnv>()
-  .use(requireFull)
-  .get('/balances', queryParams(AsOfSchema), async (c) => c.json(await balancesReport(c.var.db, c.req.valid('query'))))
-  .get('/balance-sheet', queryParams(AsOfSchema), async (c) =>
-    c.json(await balanceSheetReport(c.var.db, c.req.valid('query'))),
-  )
-  .get('/income-statement', queryParams(PeriodSchema), async (c) =>
-    c.json(await incomeStatementReport(c.var.db, c.req.valid('query'))),
-  )
-  .get('/monthly', queryParams(PeriodSchema), async (c) => c.json(await monthlyReport(c.var.db, c.req.valid('query'))))
-  .get('/accounts/:id/register', queryParams(PeriodSchema), async (c) =>
-    c.json(await accountRegisterReport(c.var.db, pathId(c.req.param('id'), 'account'), c.req.valid('query'))),
-  );
+export const reportRoutes = [
+  route(
+    {
+      method: 'get', path: '/reports/balances', tier: 'full', summary: 'Every account as of a date', query: AsOfSchema,
+      responses: { 200: { description: 'Natural balances (D6); as_of defaults to today (UTC).', json: Balances }, 400: badQuery },
+    },
+    {},
+    async (c, { query }) => c.json(await balancesReport(c.var.db, query)),
+  ),
+  route(
+    {
+      method: 'get', path: '/reports/balance-sheet', tier: 'full', summary: 'Balance sheet', query: AsOfSchema,
+      responses: { 200: { description: 'Sections list every account of their kinds, zero balances included.', json: BalanceSheet }, 400: badQuery },
+    },
+    {},
+    async (c, { query }) => c.json(await balanceSheetReport(c.var.db, query)),
+  ),
+  route(
+    {
+      method: 'get', path: '/reports/income-statement', tier: 'full', summary: 'Income statement', query: PeriodSchema,
+      responses: { 200: { description: '`from`/`to` default to the first and last transaction dates.', json: IncomeStatement }, 400: badQuery },
+    },
+    {},
+    async (c, { query }) => c.json(await incomeStatementReport(c.var.db, query)),
+  ),
+  route(
+    {
+      method: 'get', path: '/reports/monthly', tier: 'full', summary: 'Income and expense per month', query: PeriodSchema,
+      responses: {
+        200: { description: 'Oldest month first; months without transactions as zeros.', json: Monthly },
+        400: refused(`A malformed date, or a period longer than ${MONTHLY_MAX_MONTHS} months.`),
+      },
+    },
+    {},
+    async (c, { query }) => c.json(await monthlyReport(c.var.db, query)),
+  ),
+  route(
+    {
+      method: 'get', path: '/reports/accounts/{id}/register', tier: 'full', summary: "An account's register with running balances",
+      params: { id: positiveId }, query: PeriodSchema,
+      responses: {
+        200: { description: 'Entries oldest first, amounts and running balances in natural sign.', json: Register },
+        400: refused('A malformed date or account id.'),
+        404: refused('No such account.'),
+      },
+    },
+    {},
+    async (c, { query }) => c.json(await accountRegisterReport(c.var.db, pathId(c.req.param('id')!, 'account'), query)),
+  ),
+];

@@ -1,15 +1,28 @@
-import { Hono } from 'hono';
 import { getSettings, SettingsPatchSchema, updateSettings } from '../book/settings';
-import type { AppEnv } from './context';
-import { requireFull } from './tiers';
-import { jsonBody } from './validation';
+import { Settings } from '../book/views';
+import { refused } from './replies';
+import { route } from './route';
 
 /** Spec: Ledger routes, /settings (full tier). A bad book_style is a plain-text 422 (error rule 6). */
-export const settingsRoutes = new Hono<AppEnv>()
-  .use(requireFull)
-  .get('/', async (c) => c.json(await getSettings(c.var.db)))
-  .put(
-    '/',
-    jsonBody(SettingsPatchSchema, (message, c) => c.text(message, 422)),
-    async (c) => c.json(await updateSettings(c.var.db, c.req.valid('json'))),
-  );
+export const settingsRoutes = [
+  route(
+    {
+      method: 'get', path: '/settings', tier: 'full', summary: 'The settings',
+      responses: { 200: { description: 'The one settings record.', json: Settings } },
+    },
+    {},
+    async (c) => c.json(await getSettings(c.var.db)),
+  ),
+  route(
+    {
+      method: 'put', path: '/settings', tier: 'full', summary: 'Changes the book style (vocabulary only)', json: SettingsPatchSchema,
+      responses: {
+        200: { description: 'Updated.', json: Settings },
+        400: refused('Malformed JSON.'),
+        422: { description: 'book_style other than club or personal (error rule 6).', text: 'a plain sentence' },
+      },
+    },
+    { rejectJson: (message, c) => c.text(message, 422) },
+    async (c, { json }) => c.json(await updateSettings(c.var.db, json)),
+  ),
+];

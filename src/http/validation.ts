@@ -8,7 +8,7 @@ import type { AppEnv } from './context';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
-type Rejection = (message: string, c: Context<AppEnv>) => Response;
+export type Rejection = (message: string, c: Context<AppEnv>) => Response;
 
 /** Own validation failures are 400 (error rule 1), in the shape of the route (src/http/errors.ts). */
 export const badRequest: Rejection = (message) => {
@@ -31,9 +31,9 @@ export function jsonBody<S extends v.GenericSchema>(schema: S, reject: Rejection
 }
 
 /** Query parameters checked by a valibot schema; a repeated parameter is refused, not guessed at. */
-export function queryParams<S extends v.GenericSchema>(schema: S) {
+export function queryParams<S extends v.GenericSchema>(schema: S, reject: Rejection = badRequest) {
   return vValidator('query', schema, (result, c) => {
-    if (!result.success) return badRequest(describeIssues(result.issues), c as Context<AppEnv>);
+    if (!result.success) return reject(describeIssues(result.issues), c as Context<AppEnv>);
   });
 }
 

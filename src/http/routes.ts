@@ -1,0 +1,32 @@
+import { accountRoutes } from './accounts';
+import { authRoutes } from './auth';
+import { connectionRoutes } from './connections';
+import { discoveryRoutes } from './discovery';
+import { healthRoutes } from './health';
+import { mcpRoutes } from './mcp';
+import { oauthRoutes } from './oauth';
+import { passkeyRoutes } from './passkeys';
+import { reportRoutes } from './reports';
+import type { Route } from './route';
+import { settingsRoutes } from './settings';
+import { transactionRoutes } from './transactions';
+import { webauthnRoutes } from './webauthn';
+
+/**
+ * Every route of the API by group, each group under its path prefix: what src/http/app.ts mounts
+ * and src/http/openapi.ts describes, in the spec's order.
+ */
+export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
+  ['', healthRoutes],
+  ['/auth', authRoutes],
+  ['/auth/webauthn', webauthnRoutes],
+  ['/auth/passkeys', passkeyRoutes],
+  ['/auth/tokens', connectionRoutes],
+  ['/.well-known', discoveryRoutes],
+  ['/oauth', oauthRoutes],
+  ['/accounts', accountRoutes],
+  ['/settings', settingsRoutes],
+  ['/transactions', transactionRoutes],
+  ['/reports', reportRoutes],
+  ['/mcp', mcpRoutes],
+];
