@@ -4,6 +4,7 @@ import type { Db } from '../db/database';
 import { accountKind, accounts } from '../db/schema';
 import { requiredText } from '../text';
 import { requestSchema } from '../shapes';
+import type { Account } from './views';
 
 export const ACCOUNT_NAME_MAX = 100;
 
@@ -23,7 +24,7 @@ const accountColumns = { id: accounts.id, name: accounts.name, kind: accounts.ki
  * Ordered by kind (the enum's balance-sheet order: asset, liability, equity, income, expense), then
  * by name case-insensitively with a byte-wise collation, so both backends order alike.
  */
-export function listAccounts(db: Db) {
+export function listAccounts(db: Db): Promise<v.InferOutput<typeof Account>[]> {
   return db
     .select(accountColumns)
     .from(accounts)
@@ -31,7 +32,7 @@ export function listAccounts(db: Db) {
 }
 
 /** A duplicate name is refused by the unique constraint (23505 → 400, error rule 2). */
-export async function createAccount(db: Db, input: NewAccount) {
+export async function createAccount(db: Db, input: NewAccount): Promise<v.InferOutput<typeof Account>> {
   const [account] = await db.insert(accounts).values(input).returning(accountColumns);
   return account!;
 }

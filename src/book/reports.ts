@@ -5,6 +5,7 @@ import { accounts, entries, transactions, type AccountKind } from '../db/schema'
 import { invalid, notFound } from '../errors';
 import { dateString, todayUtc } from '../text';
 import { isCreditNormal } from './rules';
+import { Balances, BalanceSheet, IncomeStatement, Monthly, Register, Section as SectionShape } from './views';
 
 // D7: every report is computed by SQL aggregates over entries, filtered by the date each entry
 // carries (entries.occurred_on, kept equal to its transaction's), so no report joins a million
@@ -87,10 +88,7 @@ function totalsOf(balances: AccountBalance[]): Totals {
   };
 }
 
-export interface Section {
-  lines: { id: number; name: string; balance_cents: number }[];
-  total_cents: number;
-}
+type Section = v.InferOutput<typeof SectionShape>;
 
 /** D13: a section lists every account of its kinds, zero balances included, in the GET /accounts order. */
 function sectionOf(balances: AccountBalance[], kind: AccountKind): Section {
@@ -99,14 +97,14 @@ function sectionOf(balances: AccountBalance[], kind: AccountKind): Section {
 }
 
 /** D7: GET /reports/balances. */
-export async function balancesReport(db: Db, query: v.InferOutput<typeof AsOfSchema>) {
+export async function balancesReport(db: Db, query: v.InferOutput<typeof AsOfSchema>): Promise<v.InferOutput<typeof Balances>> {
   const asOf = query.as_of ?? todayUtc();
   const balances = await balancesWhere(db, lte(entries.occurredOn, asOf));
   return { as_of: asOf, accounts: balances, totals: totalsOf(balances) };
 }
 
 /** D7: GET /reports/balance-sheet. `balanced`: assets = liabilities + equity + net income. */
-export async function balanceSheetReport(db: Db, query: v.InferOutput<typeof AsOfSchema>) {
+export async function balanceSheetReport(db: Db, query: v.InferOutput<typeof AsOfSchema>): Promise<v.InferOutput<typeof BalanceSheet>> {
   const asOf = query.as_of ?? todayUtc();
   const balances = await balancesWhere(db, lte(entries.occurredOn, asOf));
   const totals = totalsOf(balances);
@@ -122,7 +120,7 @@ export async function balanceSheetReport(db: Db, query: v.InferOutput<typeof AsO
 }
 
 /** D7: GET /reports/income-statement. */
-export async function incomeStatementReport(db: Db, query: v.InferOutput<typeof PeriodSchema>) {
+export async function incomeStatementReport(db: Db, query: v.InferOutput<typeof PeriodSchema>): Promise<v.InferOutput<typeof IncomeStatement>> {
   const { from, to } = await resolvePeriod(db, query);
   const balances = await balancesWhere(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to)));
   const income = sectionOf(balances, 'income');
@@ -137,7 +135,7 @@ function monthsBetween(from: string, to: string): number {
 }
 
 /** D7: GET /reports/monthly — oldest month first, months without transactions as zeros. */
-export async function monthlyReport(db: Db, query: v.InferOutput<typeof PeriodSchema>) {
+export async function monthlyReport(db: Db, query: v.InferOutput<typeof PeriodSchema>): Promise<v.InferOutput<typeof Monthly>> {
   const { from, to } = await resolvePeriod(db, query);
   if (from > to) return [];
   if (monthsBetween(from, to) > MONTHLY_MAX_MONTHS) {
@@ -188,7 +186,11 @@ export async function monthlyReport(db: Db, query: v.InferOutput<typeof PeriodSc
  * (occurred_on, then transaction id, then entry id), with the running balance computed by a
  * window function on top of the opening balance; all in natural sign.
  */
-export async function accountRegisterReport(db: Db, accountId: number, query: v.InferOutput<typeof PeriodSchema>) {
+export async function accountRegisterReport(
+  db: Db,
+  accountId: number,
+  query: v.InferOutput<typeof PeriodSchema>,
+): Promise<v.InferOutput<typeof Register>> {
   const [account] = await db
     .select({ id: accounts.id, name: accounts.name, kind: accounts.kind })
     .from(accounts)

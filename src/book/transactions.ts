@@ -6,6 +6,7 @@ import { invalid, notFound } from '../errors';
 import { dateString, requiredText } from '../text';
 import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from '../identity/tokens';
 import { requestSchema } from '../shapes';
+import type { Transaction } from './views';
 
 // D6 limits of ours.
 export const DESCRIPTION_MAX = 500;
@@ -135,13 +136,7 @@ function transactionValues(input: NewTransaction): Record<string, string> {
   };
 }
 
-export interface TransactionView {
-  id: number;
-  occurred_on: string;
-  description: string;
-  created_by_email: string | null;
-  entries: { account_id: number; account_name: string; amount_cents: number }[];
-}
+export type TransactionView = v.InferOutput<typeof Transaction>;
 
 /**
  * The list as JSON text, written by PostgreSQL itself: ordered by occurred_on descending then id

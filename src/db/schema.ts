@@ -244,6 +244,5 @@ export const entries = pgTable(
 
 export type User = typeof users.$inferSelect;
 export type Account = typeof accounts.$inferSelect;
-export type AccountKind = (typeof accountKind.enumValues)[number];
-export type BookStyle = (typeof bookStyle.enumValues)[number];
+export type { AccountKind, BookStyle } from '../book/rules';
 export type Token = typeof tokens.$inferSelect;

@@ -1,25 +1,19 @@
 import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { oauthClients, tokens } from '../db/schema';
+import type * as v from 'valibot';
 import { live, revokeDescendants, revokeGrantOf } from './tokens';
+import type { Connection as ConnectionShape } from './views';
 
 /** Spec: Connection (GET /auth/tokens). */
-export interface Connection {
-  id: string;
-  client_id: string;
-  client_name: string;
-  kind: 'access' | 'refresh';
-  label: string | null;
-  last_used_at: Date | null;
-  expires_at: Date;
-}
+export type Connection = v.InferOutput<typeof ConnectionShape>;
 
 /**
  * One row per connection: a minted token (an access token with no parent), or the one live
  * refresh token of an OAuth grant (retired ones are history, not connections).
  */
-export function listConnectionsOf(db: Db, userId: number): Promise<Connection[]> {
-  return db
+export async function listConnectionsOf(db: Db, userId: number): Promise<Connection[]> {
+  const rows = await db
     .select({
       id: tokens.hash,
       client_id: tokens.clientId,
@@ -42,6 +36,7 @@ export function listConnectionsOf(db: Db, userId: number): Promise<Connection[]>
       ),
     )
     .orderBy(desc(tokens.createdAt), tokens.hash);
+  return rows.map((r) => ({ ...r, last_used_at: r.last_used_at?.toISOString() ?? null, expires_at: r.expires_at.toISOString() }));
 }
 
 /**

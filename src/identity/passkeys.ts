@@ -3,17 +3,14 @@ import type { Db } from '../db/database';
 import { passkeys } from '../db/schema';
 import { conflict, notFound } from '../errors';
 import { underLiveSession } from './users';
+import type { Passkey as PasskeyShape } from './views';
+import type * as v from 'valibot';
 
 export type Passkey = typeof passkeys.$inferSelect;
 export type NewPasskey = Pick<typeof passkeys.$inferInsert, 'credentialId' | 'publicKey' | 'counter' | 'transports' | 'name'>;
 
 /** D4: GET /auth/passkeys shape. */
-export interface PasskeyView {
-  id: number;
-  name: string;
-  created_at: Date;
-  last_used_at: Date | null;
-}
+export type PasskeyView = v.InferOutput<typeof PasskeyShape>;
 
 export const PASSKEY_NAME_MAX_LENGTH = 60;
 
@@ -21,12 +18,13 @@ export function listPasskeysOf(db: Db, userId: number): Promise<Passkey[]> {
   return db.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.id));
 }
 
-export function describePasskeysOf(db: Db, userId: number): Promise<PasskeyView[]> {
-  return db
+export async function describePasskeysOf(db: Db, userId: number): Promise<PasskeyView[]> {
+  const rows = await db
     .select({ id: passkeys.id, name: passkeys.name, created_at: passkeys.createdAt, last_used_at: passkeys.lastUsedAt })
     .from(passkeys)
     .where(eq(passkeys.userId, userId))
     .orderBy(asc(passkeys.id));
+  return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString(), last_used_at: r.last_used_at?.toISOString() ?? null }));
 }
 
 export async function countPasskeysOf(db: Db, userId: number): Promise<number> {

@@ -14,7 +14,8 @@ import { invalid, Refusal } from '../errors';
 import { describeIssues, todayUtc } from '../text';
 import { twoEntries } from '../book/rules';
 import { ARGS, LIST_LIMIT_DEFAULT, REPORTS, type ArgsOf, type ToolName } from './arguments';
-import { describeTools, VOCABULARY } from './vocabulary';
+import { VOCABULARY } from '../book/vocabulary';
+import { describeTools } from './vocabulary';
 
 /**
  * The SDK checks arguments against the zod schema it advertises, and answers a failure with its own
@@ -149,17 +150,16 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('record_money_in', recordTwoEntries);
   tool('record_money_out', recordTwoEntries);
   tool('move_money', recordTwoEntries);
-  // `satisfies` ties the D7 output shapes above to what the report functions return.
   tool('get_report', async (a) => {
     switch (a.report) {
       case 'balances':
-        return { report: a.report, result: (await balancesReport(db, a)) satisfies v.InferOutput<typeof Balances> };
+        return { report: a.report, result: await balancesReport(db, a) };
       case 'balance_sheet':
-        return { report: a.report, result: (await balanceSheetReport(db, a)) satisfies v.InferOutput<typeof BalanceSheet> };
+        return { report: a.report, result: await balanceSheetReport(db, a) };
       case 'income_statement':
-        return { report: a.report, result: (await incomeStatementReport(db, a)) satisfies v.InferOutput<typeof IncomeStatement> };
+        return { report: a.report, result: await incomeStatementReport(db, a) };
       case 'monthly':
-        return { report: a.report, result: (await monthlyReport(db, a)) satisfies v.InferOutput<typeof Monthly> };
+        return { report: a.report, result: await monthlyReport(db, a) };
     }
   });
 

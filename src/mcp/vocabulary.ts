@@ -1,60 +1,13 @@
 import { ACCOUNT_NAME_MAX } from '../book/accounts';
-import { accountKind, type AccountKind, type BookStyle } from '../db/schema';
+import { ACCOUNT_KINDS } from '../book/rules';
+import type { Words } from '../book/vocabulary';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 
-// Descriptions (D12: wording follows book_style; figures never change).
-
-interface Words {
-  kinds: Record<AccountKind, string>;
-  moneyIn: string;
-  moneyOut: string;
-  move: string;
-  balanceSheet: string;
-  incomeStatement: string;
-  /** Examples are wording too: where money in comes from, what money out pays for. */
-  source: string;
-  purpose: string;
-}
-
-/** D12: the one table of MCP description words, keyed by book_style (the web app keeps its own). */
-export const VOCABULARY: Record<BookStyle, Words> = {
-  personal: {
-    kinds: {
-      asset: 'Accounts (money we have)',
-      liability: 'What we owe',
-      equity: 'Starting balances',
-      income: 'Income',
-      expense: 'Spending categories',
-    },
-    moneyIn: 'Money in',
-    moneyOut: 'Money out',
-    move: 'Move money',
-    balanceSheet: 'What we have and owe',
-    incomeStatement: 'Money in and out',
-    source: 'a salary',
-    purpose: 'groceries',
-  },
-  club: {
-    kinds: {
-      asset: 'Funds (bank, cash box)',
-      liability: 'What the club owes',
-      equity: 'Reserves',
-      income: 'Receipts (dues, donations, events)',
-      expense: 'Payments (venue, kit, events)',
-    },
-    moneyIn: 'Record a receipt',
-    moneyOut: 'Record a payment',
-    move: 'Transfer between funds',
-    balanceSheet: 'Statement of funds',
-    incomeStatement: 'Income and expenditure',
-    source: 'membership dues',
-    purpose: 'venue hire',
-  },
-};
+// The tools' descriptions, in the words of the instance's book style (D12, src/book/vocabulary.ts).
 
 /** Every tool description, built from the words of one book style only. */
 export function describeTools(w: Words): Record<ToolName, string> {
-  const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
+  const kinds = ACCOUNT_KINDS.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
   const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
   return {
     list_accounts: `List every account with its id, name and kind (${kinds}).`,

@@ -4,6 +4,8 @@ import { authorizationCodes, oauthClients, tokens } from '../db/schema';
 import { randomSecret } from '../identity/secrets';
 import { OAuthError } from './errors';
 import { isAcceptableRedirectUri } from './redirect-uris';
+import type { Client } from './views';
+import type * as v from 'valibot';
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
 
@@ -18,13 +20,7 @@ const REAP_AFTER_HOURS = 24;
 const REGISTRATION_LOCK_KEY = 0x1ed6e6;
 
 /** Spec: OAuth client — the client shape of client_info and device_info. */
-export interface ClientView {
-  id: string;
-  name: string;
-  dynamic: boolean;
-  first_use: boolean;
-  redirect_uris: string[];
-}
+export type ClientView = v.InferOutput<typeof Client>;
 
 export function describeClient(client: OAuthClient): ClientView {
   return {

@@ -59,33 +59,21 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   return (type.includes('json') ? await res.json() : await res.text()) as T;
 }
 
-// The shapes the API answers, taken from the server's own types (type-only imports: nothing of
-// the server is bundled). `Wire` is what JSON makes of them: dates arrive as ISO strings.
-import type { AccountKind, BookStyle as ServerBookStyle } from '../db/schema';
-import type { ClientView as ServerClientView } from '../oauth/clients';
-import type { PasskeyView } from '../identity/passkeys';
-import type { accountRegisterReport, Section as ServerSection } from '../book/reports';
-import type { Connection as ServerConnection } from '../identity/connections';
-import type { TransactionView } from '../book/transactions';
-
-type Wire<T> = T extends Date ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+// The shapes the API answers: the output types of the server's own valibot schemas (type-only
+// imports of the views modules: nothing of the server is bundled).
+import type * as v from 'valibot';
+import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
+import type { Account as AccountShape, Register, Section as SectionShape, Transaction as TransactionShape } from '../book/views';
+import type { Connection as ConnectionShape, Me as MeShape, Passkey as PasskeyShape } from '../identity/views';
+import type { Client } from '../oauth/views';
 
 export type Kind = AccountKind;
 export type BookStyle = ServerBookStyle;
-export interface Account {
-  id: number;
-  name: string;
-  kind: Kind;
-}
-export type Transaction = Wire<TransactionView>;
-export type Section = Wire<ServerSection>;
-export type AccountRegister = Wire<Awaited<ReturnType<typeof accountRegisterReport>>>;
-export type ClientView = Wire<ServerClientView>;
-export type Passkey = Wire<PasskeyView>;
-export type Connection = Wire<ServerConnection>;
-export interface Me {
-  email: string;
-  has_passkeys: boolean;
-  mfa_complete: boolean;
-  via: 'session' | 'bearer';
-}
+export type Account = v.InferOutput<typeof AccountShape>;
+export type Transaction = v.InferOutput<typeof TransactionShape>;
+export type Section = v.InferOutput<typeof SectionShape>;
+export type AccountRegister = v.InferOutput<typeof Register>;
+export type ClientView = v.InferOutput<typeof Client>;
+export type Passkey = v.InferOutput<typeof PasskeyShape>;
+export type Connection = v.InferOutput<typeof ConnectionShape>;
+export type Me = v.InferOutput<typeof MeShape>;

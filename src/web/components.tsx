@@ -125,3 +125,26 @@ export function BalanceTable({
     </Scroll>
   );
 }
+
+/**
+ * A table's header: one column header per name (`numeric` ones aligned as figures), and for a
+ * column of buttons a header screen readers announce but nobody sees.
+ */
+export function TableHead({ columns, numeric = [], actions = false }: { columns: string[]; numeric?: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) => (
+          <th key={column} scope="col" className={numeric.includes(column) ? 'num' : undefined}>
+            {column}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
-import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll } from '../components';
+import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
 import { daysBefore, formatDate, today } from '../money';
 
 type Balance = Account & { balance_cents: number };
@@ -82,15 +82,7 @@ function RecentTable({ recent }: { recent: Transaction[] }) {
       ) : (
         <Scroll>
           <table aria-labelledby="recent-heading">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Description</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Date', 'Description', 'Amount']} numeric={['Amount']} />
             <tbody>
               {recent.map((t) => (
                 <tr key={t.id}>

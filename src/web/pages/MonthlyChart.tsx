@@ -1,4 +1,4 @@
-import { Money } from '../components';
+import { Money, TableHead } from '../components';
 import { formatCents } from '../money';
 
 export interface Month {
@@ -37,14 +37,7 @@ function MonthlyTable({ months, caption }: { months: Month[]; caption: string })
     <div className="visually-hidden">
       <table>
         <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Month</th>
-            <th scope="col">In</th>
-            <th scope="col">Out</th>
-            <th scope="col">Net</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Month', 'In', 'Out', 'Net']} />
         <tbody>
           {months.map((m) => (
             <tr key={m.month}>

@@ -1,20 +1,13 @@
 import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type AccountRegister } from '../api';
-import { ErrorNote, Money, Scroll } from '../components';
+import { ErrorNote, Money, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
 
 function RegisterTable({ register }: { register: AccountRegister }) {
   return (
     <Scroll>
       <table aria-labelledby="register-heading">
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Description</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Balance</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Date', 'Description', 'Amount', 'Balance']} />
         <tbody>
           <tr>
             <td colSpan={3}>Opening balance</td>

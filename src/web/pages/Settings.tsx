@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, type BookStyle, type Connection, type Passkey } from '../api';
 import { useApp } from '../app';
-import { ErrorNote, Loading, PageHeading, Scroll, useSubmit } from '../components';
+import { ErrorNote, Loading, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatDate } from '../money';
 import { enrolPasskey } from '../passkeys';
 
@@ -105,16 +105,7 @@ function ConnectionsSection({ connections, reload }: { connections: Connection[]
       ) : (
         <Scroll>
           <table aria-labelledby="connections-heading">
-            <thead>
-              <tr>
-                <th scope="col">App</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['App', 'Last used', 'Expires']} actions />
             <tbody>
               {connections.map((c) => (
                 <tr key={c.id}>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Transaction } from '../api';
-import { ErrorNote, Loading, Money, PageHeading, Scroll } from '../components';
+import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
 import { RecordForm } from './RecordForm';
 
@@ -9,16 +9,7 @@ function History({ list, onDelete }: { list: Transaction[]; onDelete(t: Transact
   return (
     <Scroll>
       <table aria-labelledby="list-heading">
-        <thead>
-          <tr>
-            <th scope="col">Date</th>
-            <th scope="col">Description</th>
-            <th scope="col">Entries</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Date', 'Description', 'Entries']} actions />
         <tbody>
           {list.map((t) => (
             <tr key={t.id}>
