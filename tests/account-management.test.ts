@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { oauthClients, passkeys, sessions, tokens, users } from '../src/db/schema';
@@ -6,24 +6,17 @@ import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { CHALLENGE, expectAuthenticationRequired, sha256Hex } from './support/http';
 
 // Spec: Endpoints "Session and account management" (GET /auth/me, POST /auth/password, GET and
 // DELETE /auth/passkeys, GET and DELETE /auth/tokens), resource "Connection", Refresh token state
 // table (live → revoked, descendants revoked), Login rule 6, "Other status codes"; D4 (shapes and
 // password length), D5 (the Connection id is the SHA-256 hex of the token; ISO 8601 UTC with Z).
 
-const CHALLENGE = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const DAY = 86_400_000;
 
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const rawToken = () => `lg_${randomBytes(32).toString('base64url')}`;
-
-async function expectAuthenticationRequired(res: Response, what: string): Promise<void> {
-  expect(res.status, what).toBe(401);
-  expect(res.headers.get('www-authenticate'), what).toBe(CHALLENGE);
-  expect(await res.json(), what).toEqual({ error: 'authentication required' });
-}
 
 describeEachDatabase('account management (spec: Session and account management; D4, D5)', (h) => {
   let serial = 0;

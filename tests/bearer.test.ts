@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { openConnection, openPostgres, rowsOf } from '../src/db/database';
@@ -9,12 +9,12 @@ import { issueTokenPair } from '../src/oauth/grants';
 import { addUser, removeUser } from '../src/identity/users';
 import { openTestDatabase } from './support/databases';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { CHALLENGE, sha256Hex } from './support/http';
 
 // Spec: Authentication (tiers, the 401 with WWW-Authenticate), Credentials 2 (lookup by SHA-256
 // digest), Tokens and codes; Errors rule 4; D5 (token format, hex digest); D13 (an invalid or
 // expired bearer is the same 401 as none). README: last_used_at written at most once a minute.
 
-const CHALLENGE = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 
 /** Every full-tier ledger route (spec: Ledger routes), with a body a valid caller could send. */
 const LEDGER_ROUTES: [method: string, path: string, body?: unknown][] = [
@@ -26,10 +26,6 @@ const LEDGER_ROUTES: [method: string, path: string, body?: unknown][] = [
   ['POST', '/transactions', { occurred_on: '2026-01-01', description: 'refused', entries: [{ account_id: 1, amount_cents: 1 }, { account_id: 2, amount_cents: -1 }] }],
   ['DELETE', '/transactions/1'],
 ];
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 /** A request to a route with a raw Authorization header (or none when `authorization` is undefined). */
 function send(h: Harness, method: string, path: string, authorization: string | undefined, body?: unknown): Promise<Response> {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { passkeys, sessions } from '../src/db/schema';
@@ -9,6 +9,7 @@ import { finishRegistration, relyingPartyOf } from '../src/identity/webauthn';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';
+import { sha256Hex } from './support/http';
 
 // D10: every security-relevant state changes atomically, so parallel requests have one winner.
 // Spec: "Other status codes" (409 for the last passkey), Login and second factor rules 2 and 3
@@ -16,7 +17,6 @@ import { describeEachDatabase } from './support/harness';
 // strength of a session commits only while that session is live, and register/finish stores the
 // passkey and elevates the session in one transaction.
 
-const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 const statuses = (answers: Response[]) => answers.map((res) => res.status).sort();
 
 describeEachDatabase('one winner for parallel credential changes (D10)', (h) => {

@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config';
 import { accounts, transactions } from '../src/db/schema';
 import { createWebApp, WEB_DIST } from '../src/http/web-app';
 import { describeEachDatabase, TEST_ENV, type Harness, type LogLine } from './support/harness';
+import { json } from './support/http';
 
 // Spec: CORS rules 1–3; Errors, rules 3 and the shapes; D6 (1 MiB → 413); D10 (one log line per
 // request, path without query string). README: 404 for unknown routes, 415 for a non-JSON body.
@@ -14,10 +15,6 @@ import { describeEachDatabase, TEST_ENV, type Harness, type LogLine } from './su
 const EVIL_ORIGIN = 'https://evil.example';
 const GENERIC_FAULT = 'something went wrong on the server';
 const ONE_MIB = 1024 * 1024;
-
-async function json<T = any>(res: Response): Promise<T> {
-  return (await res.json()) as T;
-}
 
 async function countRows(h: Harness, table: typeof accounts | typeof transactions): Promise<number> {
   return (await h.db.select({ id: table.id }).from(table)).length;

@@ -9,15 +9,10 @@ import { describeFault } from '../src/log';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { formInit } from './support/http';
 
 // D10 and issue 6/6: no log line ever holds a token, cookie, password, code or verifier. One full
 // run of every credential the service issues or accepts, then a grep of every line it logged.
-
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
 
 /** An app whose GET `path` runs `fault` and is answered by the real error mapper (error rule 3). */
 function faultingApp(h: Harness, path: string, fault: (c: Context<AppEnv>) => Promise<unknown>): Hono<AppEnv> {
@@ -81,26 +76,26 @@ describeEachDatabase('no secret in any log line (D10)', (h) => {
     const code = new URL(approval.redirect).searchParams.get('code')!;
     secrets.push(code, verifier);
     const exchange = { grant_type: 'authorization_code', code, redirect_uri: params.redirect_uri, client_id: client.client_id, code_verifier: verifier };
-    const pair = (await (await h.request('/oauth/token', form(exchange))).json()) as { access_token: string; refresh_token: string };
-    await h.request('/oauth/token', form(exchange)); // a failed redemption logs nothing secret either
+    const pair = (await (await h.request('/oauth/token', formInit(exchange))).json()) as { access_token: string; refresh_token: string };
+    await h.request('/oauth/token', formInit(exchange)); // a failed redemption logs nothing secret either
     secrets.push(pair.access_token, pair.refresh_token);
     const rotated = (await (
-      await h.request('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id }))
+      await h.request('/oauth/token', formInit({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: client.client_id }))
     ).json()) as { access_token: string; refresh_token: string };
     secrets.push(rotated.access_token, rotated.refresh_token);
     await h.call(rotated.access_token, 'GET', '/accounts');
 
     const device = (await (
-      await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: 'http://localhost:38081' }))
+      await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource: 'http://localhost:38081' }))
     ).json()) as { device_code: string; user_code: string };
     secrets.push(device.device_code, device.user_code);
     await person.request(`/oauth/device_info?user_code=${device.user_code}`);
     await person.post('/oauth/device/approve', { user_code: device.user_code, approve: true });
     const deviceTokens = (await (
-      await h.request('/oauth/token', form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: 'ledger-desktop' }))
+      await h.request('/oauth/token', formInit({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: device.device_code, client_id: 'ledger-desktop' }))
     ).json()) as { access_token: string; refresh_token: string };
     secrets.push(deviceTokens.access_token, deviceTokens.refresh_token);
-    await h.request('/oauth/revoke', form({ token: deviceTokens.refresh_token }));
+    await h.request('/oauth/revoke', formInit({ token: deviceTokens.refresh_token }));
     await person.post('/auth/password', { current_password: password, new_password: 'another long password' });
     secrets.push('another long password');
     await person.post('/auth/logout');

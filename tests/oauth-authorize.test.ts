@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { count, eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { authorizationCodes, oauthClients } from '../src/db/schema';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { expectAuthenticationRequired, pkce } from './support/http';
 
 // Spec: Discovery documents; OAuth routes (GET /oauth/authorize, POST /oauth/authorize/approve,
 // GET /oauth/client_info); OAuth authorization server (authorization validation, redirect URI
@@ -12,17 +13,11 @@ import { describeEachDatabase, type Harness } from './support/harness';
 
 const API = 'http://localhost:38081';
 const WEB = 'http://localhost:38080';
-const CHALLENGE_HEADER = `Bearer resource_metadata="${API}/.well-known/oauth-protected-resource"`;
 const FIRST_PARTY_REDIRECT = 'http://127.0.0.1/callback';
 const LOOPBACK_CALLBACK = 'http://127.0.0.1:53123/callback';
 const PASSWORD = 'correct horse battery staple';
 
 /** RFC 7636: a 43-character verifier and its S256 challenge (also 43 characters). */
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
 type Params = Record<string, string>;
 
 /** A valid authorization request for ledger-cli; `undefined` in `overrides` removes a parameter. */
@@ -78,12 +73,6 @@ async function expectOAuthError(res: Response, status: number, error: string): P
   expect(body.error_description).toEqual(expect.any(String));
   expect(body.error_description.length).toBeGreaterThan(0);
   return body;
-}
-
-async function expectAuthenticationRequired(res: Response): Promise<void> {
-  expect(res.status).toBe(401);
-  expect(res.headers.get('www-authenticate')).toBe(CHALLENGE_HEADER);
-  expect(await res.json()).toEqual({ error: 'authentication required' });
 }
 
 function authorize(h: Harness, params: Params): Promise<Response> {

@@ -6,6 +6,7 @@ import { sha256Hex } from '../src/identity/secrets';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { formInit } from './support/http';
 
 // Spec: Device grant state table, POST /oauth/device_authorization, GET /oauth/device_info,
 // POST /oauth/device/approve, the device attempt budget, slow_down; D13.
@@ -14,25 +15,19 @@ const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 const API = 'http://localhost:38081';
 const PASSWORD = 'a device password';
 
-const form = (fields: Record<string, string>) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
-
 interface Started {
   device_code: string;
   user_code: string;
 }
 
 async function start(h: Harness, clientId = 'ledger-desktop'): Promise<Started> {
-  const res = await h.request('/oauth/device_authorization', form({ client_id: clientId, resource: API }));
+  const res = await h.request('/oauth/device_authorization', formInit({ client_id: clientId, resource: API }));
   expect(res.status).toBe(200);
   return (await res.json()) as Started;
 }
 
 const poll = (h: Harness, deviceCode: string, clientId = 'ledger-desktop') =>
-  h.request('/oauth/token', form({ grant_type: DEVICE, device_code: deviceCode, client_id: clientId }));
+  h.request('/oauth/token', formInit({ grant_type: DEVICE, device_code: deviceCode, client_id: clientId }));
 
 async function expectOAuth(res: Response, status: number, error: string) {
   expect(res.status, error).toBe(status);
@@ -64,7 +59,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     (await h.db.select({ n: sessions.deviceAttempts }).from(sessions).where(eq(sessions.idHash, sha256Hex(b.session!))))[0]!.n;
 
   it('device_authorization answers the exact shape; the device code is stored only hashed; errors per spec', async () => {
-    const res = await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: `${API}/mcp` }));
+    const res = await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource: `${API}/mcp` }));
     const body = (await res.json()) as Started & Record<string, unknown>;
     expect(body).toEqual({
       device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
@@ -76,9 +71,9 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     });
     const [row] = await h.db.select().from(deviceGrants).where(eq(deviceGrants.userCode, body.user_code));
     expect(row!.deviceCodeHash).toBe(sha256Hex(body.device_code));
-    await expectOAuth(await h.request('/oauth/device_authorization', form({ client_id: 'nobody', resource: API })), 401, 'invalid_client');
-    await expectOAuth(await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: 'https://elsewhere.example' })), 400, 'invalid_request');
-    await expectOAuth(await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop' })), 400, 'invalid_request');
+    await expectOAuth(await h.request('/oauth/device_authorization', formInit({ client_id: 'nobody', resource: API })), 401, 'invalid_client');
+    await expectOAuth(await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource: 'https://elsewhere.example' })), 400, 'invalid_request');
+    await expectOAuth(await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop' })), 400, 'invalid_request');
     const json = await h.request('/oauth/device_authorization', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -295,7 +290,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
     const all: Record<string, string | undefined> = { grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', ...overrides };
     const params = Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
-    await expectOAuth(await h.request('/oauth/token', form(params)), 400, 'invalid_request');
+    await expectOAuth(await h.request('/oauth/token', formInit(params)), 400, 'invalid_request');
     expect(await lastPolled(started.user_code)).toBeNull();
     expect((await poll(h, started.device_code)).status).toBe(200);
   });
@@ -308,7 +303,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     const started = await start(h);
     expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
     const params = { grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', resource };
-    await expectOAuth(await h.request('/oauth/token', form(params)), 400, 'invalid_request');
+    await expectOAuth(await h.request('/oauth/token', formInit(params)), 400, 'invalid_request');
     expect(await lastPolled(started.user_code)).toBeNull();
     expect((await poll(h, started.device_code)).status).toBe(200);
   });
@@ -316,7 +311,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
   it.each([`${API}/mcp`, 'HTTP://LOCALHOST:38081/', API])('D11: resource %s is accepted on the device branch; the audience is API_ORIGIN', async (resource) => {
     const started = await start(h);
     expect((await person.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
-    const res = await h.request('/oauth/token', form({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', resource }));
+    const res = await h.request('/oauth/token', formInit({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop', resource }));
     expect(res.status).toBe(200);
     const pair = (await res.json()) as { access_token: string };
     const [row] = await h.db.select({ audience: tokens.audience }).from(tokens).where(eq(tokens.hash, sha256Hex(pair.access_token)));
@@ -356,11 +351,11 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
   });
 
   it('D11 over HTTP on device_authorization: an upper-case host with a trailing slash is accepted; a leading-zero port or a backslash is 400 invalid_request', async () => {
-    const ok = await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: 'HTTP://LOCALHOST:38081/' }));
+    const ok = await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource: 'HTTP://LOCALHOST:38081/' }));
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toBe('no-store');
     for (const resource of ['http://localhost:038081', `${API}\\evil`, 'http://%6cocalhost:38081']) {
-      await expectOAuth(await h.request('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource })), 400, 'invalid_request');
+      await expectOAuth(await h.request('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource })), 400, 'invalid_request');
     }
   });
 

@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { count, eq, sql } from 'drizzle-orm';
 import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { authorizationCodes, deviceGrants, oauthClients, tokens } from '../src/db/schema';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { pkce } from './support/http';
 
 // Spec: POST /oauth/register; OAuth client (name rules); OAuth authorization server (redirect URIs
 // accepted at registration; dynamic registration bounds: cap of 20, reaper); Dynamic client state
@@ -62,11 +62,6 @@ async function expectRegistrationError(res: Response, status: number, error: str
 /** Moves a client's creation time back by `hours` (instead of waiting 24 hours). */
 async function ageClient(h: Harness, id: string, hours: number): Promise<void> {
   await h.db.execute(sql`update oauth_clients set created_at = now() - make_interval(hours => ${hours}) where id = ${id}`);
-}
-
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
 describeEachDatabase('POST /oauth/register', (h) => {

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, count, eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { authorizationCodes, tokens } from '../src/db/schema';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { pkce, sha256Hex } from './support/http';
 
 // Spec: POST /oauth/token, POST /oauth/revoke; Authorization code and Refresh token state tables;
 // Tokens and codes; Connection (GET/DELETE /auth/tokens); OAuth error codes; error rules 6–7;
@@ -31,19 +32,9 @@ interface Grant {
   clientId: string;
 }
 
-const sha256Hex = (s: string) => createHash('sha256').update(s).digest('hex');
 
-function pkce(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-function form(h: Harness, path: string, params: Record<string, string>, contentType = 'application/x-www-form-urlencoded') {
-  return h.request(path, { method: 'POST', headers: { 'content-type': contentType }, body: new URLSearchParams(params).toString() });
-}
-
-const tokenRequest = (h: Harness, params: Record<string, string>) => form(h, '/oauth/token', params);
-const revoke = (h: Harness, params: Record<string, string>) => form(h, '/oauth/revoke', params);
+const tokenRequest = (h: Harness, params: Record<string, string>) => h.postForm('/oauth/token', params);
+const revoke = (h: Harness, params: Record<string, string>) => h.postForm('/oauth/revoke', params);
 
 function codeParams(g: Grant, overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const params: Record<string, string | undefined> = {
@@ -379,7 +370,7 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
 
   it('form encoding with a charset parameter is still form encoding', async () => {
     const grant = await approve();
-    await expectPair(await form(h, '/oauth/token', codeParams(grant), 'application/x-www-form-urlencoded; charset=UTF-8'));
+    await expectPair(await h.postForm('/oauth/token', codeParams(grant), 'application/x-www-form-urlencoded; charset=UTF-8'));
   });
 
   it('error rule 6 / D13: a missing grant_type is a plain-text 422 with no-store, and consumes nothing', async () => {

@@ -7,6 +7,7 @@ import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';
+import { sha256Hex } from './support/http';
 
 // Issue 4/6: the OpenAPI 3.1 document covers every route, with request and response schemas and
 // the auth tiers as security schemes; request schemas come from the validating valibot schemas.
@@ -19,7 +20,6 @@ const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const API = 'http://localhost:38081';
 const CLI_REDIRECT = 'http://127.0.0.1/callback';
 const MCP_ACCEPT = 'application/json, text/event-stream';
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 // Spec: Authentication, the tier table and the session-only list, transcribed (not read from the document).
 const OPEN = [

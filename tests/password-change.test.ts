@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { runAdminRequest } from '../src/admin/commands';
@@ -7,6 +7,7 @@ import { SessionEnded } from '../src/errors';
 import { changePassword } from '../src/identity/users';
 import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { sha256Hex } from './support/http';
 
 // Spec: Login and second factor rule 6 ("a password change, user reset or user deletion ends every
 // session and revokes every token of that user") reaching the credentials approved but not yet
@@ -19,15 +20,6 @@ const CALLBACK = 'http://127.0.0.1:53123/callback';
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 const CODE_NOT_REDEEMABLE = { error: 'invalid_grant', error_description: 'that code is not redeemable' };
 
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-function form(h: Harness, path: string, fields: Record<string, string>): Promise<Response> {
-  return h.request(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  });
-}
 
 /** An authorization code approved by `b` (only approve mints codes), with what redeeming it takes. */
 async function approveCode(b: Browser): Promise<Record<string, string>> {
@@ -37,7 +29,7 @@ async function approveCode(b: Browser): Promise<Record<string, string>> {
 
 /** A device grant approved by `b`; returns the poll that would claim it. */
 async function approveDeviceGrant(h: Harness, b: Browser): Promise<Record<string, string>> {
-  const started = await form(h, '/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
+  const started = await h.postForm('/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
   expect(started.status, 'device_authorization').toBe(200);
   const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
   expect((await b.post('/oauth/device/approve', { user_code, approve: true })).status, 'device/approve').toBe(204);
@@ -82,8 +74,8 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     const bob = await person('grants-bystander');
 
     // Control: without a password change both kinds redeem.
-    await expectPair(await form(h, '/oauth/token', await approveCode(alice.browser)), 'control code');
-    await expectPair(await form(h, '/oauth/token', await approveDeviceGrant(h, alice.browser)), 'control device grant');
+    await expectPair(await h.postForm('/oauth/token', await approveCode(alice.browser)), 'control code');
+    await expectPair(await h.postForm('/oauth/token', await approveDeviceGrant(h, alice.browser)), 'control device grant');
 
     const code = await approveCode(alice.browser);
     const device = await approveDeviceGrant(h, alice.browser);
@@ -98,10 +90,10 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     expect(res.status).toBe(204);
     expect(await pendingOf(alice.userId)).toEqual({ codes: 0, deviceGrants: 0 });
 
-    const redeemed = await form(h, '/oauth/token', code);
+    const redeemed = await h.postForm('/oauth/token', code);
     expect(redeemed.status).toBe(400);
     expect(await redeemed.json()).toStrictEqual(CODE_NOT_REDEEMABLE);
-    await expectInvalidGrant(await form(h, '/oauth/token', device), 'device grant after the change');
+    await expectInvalidGrant(await h.postForm('/oauth/token', device), 'device grant after the change');
 
     // Every token the user holds is revoked, none was issued after the change.
     const live = await h.db
@@ -111,8 +103,8 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     expect(live).toEqual([]);
 
     // Bob is not Alice.
-    await expectPair(await form(h, '/oauth/token', bobCode), "Bob's code");
-    await expectPair(await form(h, '/oauth/token', bobDevice), "Bob's device grant");
+    await expectPair(await h.postForm('/oauth/token', bobCode), "Bob's code");
+    await expectPair(await h.postForm('/oauth/token', bobDevice), "Bob's device grant");
   });
 
   it('rule 6: `ledger user passwd` (the admin command) kills an unredeemed authorization code and an unclaimed approved device grant of that user in the same transaction', async () => {
@@ -131,19 +123,19 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     expect(await pendingOf(alice.userId)).toEqual({ codes: 0, deviceGrants: 0 });
     expect(await h.db.select().from(sessions).where(eq(sessions.userId, alice.userId))).toEqual([]);
 
-    await expectInvalidGrant(await form(h, '/oauth/token', code), 'code after the reset');
-    await expectInvalidGrant(await form(h, '/oauth/token', device), 'device grant after the reset');
+    await expectInvalidGrant(await h.postForm('/oauth/token', code), 'code after the reset');
+    await expectInvalidGrant(await h.postForm('/oauth/token', device), 'device grant after the reset');
   });
 
   it('rule 6: a pending (undecided) device grant is not the user\'s yet and survives a password change; approved afterwards, it is claimed normally', async () => {
     const alice = await person('pending');
-    const started = await form(h, '/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
+    const started = await h.postForm('/oauth/device_authorization', { client_id: 'ledger-desktop', resource: API });
     const { device_code, user_code } = (await started.json()) as { device_code: string; user_code: string };
     expect(
       (await alice.browser.post('/auth/password', { current_password: alice.password, new_password: `${alice.password} next` })).status,
     ).toBe(204);
     expect((await alice.browser.post('/oauth/device/approve', { user_code, approve: true })).status).toBe(204);
-    await expectPair(await form(h, '/oauth/token', { grant_type: DEVICE, device_code, client_id: 'ledger-desktop' }), 'approved after the change');
+    await expectPair(await h.postForm('/oauth/token', { grant_type: DEVICE, device_code, client_id: 'ledger-desktop' }), 'approved after the change');
   });
 
   // ---------------------------------------------------------------- D10: the calling session
@@ -176,7 +168,7 @@ describeEachDatabase('password change and reset (spec: Login rule 6; D4, D10)', 
     expect((await other.request('/auth/me')).status).toBe(200);
     expect((await h.call(alice.token, 'GET', '/accounts')).status).toBe(200);
     expect(await pendingOf(alice.userId)).toEqual({ codes: 1, deviceGrants: 0 });
-    await expectPair(await form(h, '/oauth/token', code), 'the code survives');
+    await expectPair(await h.postForm('/oauth/token', code), 'the code survives');
     expect((await new Browser(h).login(alice.email, 'a password set by a ghost')).status).toBe(401);
 
     // Control: the live calling session changes it.

@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { CHALLENGE, json } from './support/http';
 
 // D7 (reports, full tier) with D6 (natural sign) and D13 (sections list every account of their kind,
 // zero balances included, in the GET /accounts order). README "Reports (D7)" and the limit on a report
@@ -7,10 +8,6 @@ import { describeEachDatabase, type Harness } from './support/harness';
 // the fixture ledger in the comment under `buildLedger`; none is computed by the test.
 
 type Kind = 'asset' | 'liability' | 'equity' | 'income' | 'expense';
-
-async function json<T = any>(res: Response): Promise<T> {
-  return (await res.json()) as T;
-}
 
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 
@@ -136,7 +133,6 @@ async function buildLedger(h: Harness, token: string, f: Fixture): Promise<void>
   await post('T4', '2025-12-01', 'Groceries on the card', [['Credit card', -45000], ['Groceries', 45000]]);
 }
 
-const AUTH_CHALLENGE = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 
 describeEachDatabase('reports over a hand-checked ledger (D7, D6, D13)', (h) => {
   const f = new Fixture();
@@ -652,7 +648,7 @@ describeEachDatabase('reports over a hand-checked ledger (D7, D6, D13)', (h) => 
     for (const path of paths) {
       const res = await h.request(path);
       expect(res.status, path).toBe(401);
-      expect(res.headers.get('www-authenticate'), path).toBe(AUTH_CHALLENGE);
+      expect(res.headers.get('www-authenticate'), path).toBe(CHALLENGE);
       expect(await json(res), path).toEqual({ error: 'authentication required' });
     }
     const res = await h.call('lg_not-a-real-token', 'GET', '/reports/balances');

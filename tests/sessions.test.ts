@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { accounts, passkeys, sessions } from '../src/db/schema';
@@ -7,6 +7,7 @@ import { createApp, type App } from '../src/http/app';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, Harness, TEST_ENV } from './support/harness';
+import { CHALLENGE, expectAuthenticationRequired, sha256Hex } from './support/http';
 
 // Spec: States and transitions / Session; Login and second factor rules 1, 2, 5; Limits;
 // D4 (cookie attributes, logout), D10 (logs), D13 (half-session on a full route).
@@ -15,9 +16,7 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 /** Slack for comparing a database `now()` with the test's clock (same machine). */
 const SLACK = 5_000;
-const CHALLENGE_HEADER = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 
-const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** The attributes of one Set-Cookie line, names lower-cased (RFC 6265 §5.2). */
 function cookieAttributes(line: string): Map<string, string> {
@@ -34,12 +33,6 @@ function cookieAttributes(line: string): Map<string, string> {
 
 function lgSessionCookies(res: Response): string[] {
   return res.headers.getSetCookie().filter((line) => line.startsWith('lg_session='));
-}
-
-async function expectAuthenticationRequired(res: Response, what: string): Promise<void> {
-  expect(res.status, what).toBe(401);
-  expect(res.headers.get('www-authenticate'), what).toBe(CHALLENGE_HEADER);
-  expect(await res.json(), what).toEqual({ error: 'authentication required' });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { accounts, passkeys, sessions, settings, tokens, transactions, users } from '../src/db/schema';
@@ -6,17 +6,16 @@ import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { CHALLENGE, expectAuthenticationRequired, sha256Hex } from './support/http';
 
 // Spec: Authentication — the tier table (open, half-session, full) and the session-only list;
 // Endpoints "Tiers"; Errors rules 4 and 5; D13 (a half-session on a full route, an invalid or expired
 // bearer on any protected route — session-only ones included — is the same 401; 403 is only for a
 // valid bearer token on a session-only route).
 
-const CHALLENGE = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 const PASSWORD = 'tiers owner password 0001';
 const NEW_PASSWORD = 'tiers owner password 0002';
 
-const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 type Tier = 'half' | 'full' | 'session-only';
 
@@ -89,12 +88,6 @@ function send(h: Harness, credential: Credential, route: Route, target: Target):
   if (credential.kind === 'authorization') headers.authorization = credential.header;
   if (body !== undefined) headers['content-type'] = 'application/json';
   return h.request(path, { method: route.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-}
-
-async function expectAuthenticationRequired(res: Response, what: string): Promise<void> {
-  expect(res.status, what).toBe(401);
-  expect(res.headers.get('www-authenticate'), what).toBe(CHALLENGE);
-  expect(await res.json(), what).toEqual({ error: 'authentication required' });
 }
 
 describeEachDatabase('tiers (spec: Authentication tier table and session-only routes; errors 4, 5; D13)', (h) => {

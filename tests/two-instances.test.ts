@@ -7,6 +7,7 @@ import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
 import { freePort, startServe, type ServeProcess } from './support/processes';
+import { formInit } from './support/http';
 
 // Issue 6/6 scope 3 (D10): two `ledger serve` processes on one PostgreSQL, sharing no memory.
 // The concurrency guarantees of 3/6 and 2/6 hold when the parallel requests are spread across
@@ -24,14 +25,6 @@ async function startInstance(databaseUrl: string): Promise<ServeProcess> {
   return startServe({
     env: { DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: API },
   });
-}
-
-function form(fields: Record<string, string>): RequestInit {
-  return {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  };
 }
 
 function statuses(responses: Response[]): number[] {
@@ -68,7 +61,7 @@ describe.skipIf(!postgresAvailable())('two instances on one PostgreSQL (D10)', (
   const redeem = (grant: { code: string; verifier: string }) =>
     spread(
       '/oauth/token',
-      form({ grant_type: 'authorization_code', code: grant.code, redirect_uri: CALLBACK, client_id: 'ledger-cli', code_verifier: grant.verifier }),
+      formInit({ grant_type: 'authorization_code', code: grant.code, redirect_uri: CALLBACK, client_id: 'ledger-cli', code_verifier: grant.verifier }),
     );
 
   it('the session made on one instance is honoured by the other', async () => {
@@ -88,7 +81,7 @@ describe.skipIf(!postgresAvailable())('two instances on one PostgreSQL (D10)', (
   it('one refresh token rotated 10 times in parallel across both: exactly one 200, and the grant survives', async () => {
     const pair = (await (await redeem(await approvedCode())).json()) as { refresh_token: string };
     const rotate = (token: string) =>
-      spread('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: token, client_id: 'ledger-cli' }));
+      spread('/oauth/token', formInit({ grant_type: 'refresh_token', refresh_token: token, client_id: 'ledger-cli' }));
     const answers = await Promise.all(Array.from({ length: 10 }, () => rotate(pair.refresh_token)));
     expect(statuses(answers)).toEqual([200, ...Array(9).fill(400)]);
     const winner = (await answers.find((r) => r.status === 200)!.json()) as { refresh_token: string; access_token: string };
@@ -99,14 +92,14 @@ describe.skipIf(!postgresAvailable())('two instances on one PostgreSQL (D10)', (
   });
 
   it('one approved device code polled 10 times in parallel across both: exactly one token pair', async () => {
-    const started = (await (await spread('/oauth/device_authorization', form({ client_id: 'ledger-desktop', resource: API }))).json()) as {
+    const started = (await (await spread('/oauth/device_authorization', formInit({ client_id: 'ledger-desktop', resource: API }))).json()) as {
       device_code: string;
       user_code: string;
     };
     expect((await browser.post('/oauth/device/approve', { user_code: started.user_code, approve: true })).status).toBe(204);
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        spread('/oauth/token', form({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop' })),
+        spread('/oauth/token', formInit({ grant_type: DEVICE, device_code: started.device_code, client_id: 'ledger-desktop' })),
       ),
     );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);

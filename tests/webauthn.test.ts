@@ -5,7 +5,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { asc, eq, sql } from 'drizzle-orm';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { passkeys, sessions } from '../src/db/schema';
@@ -13,24 +13,17 @@ import { createApp } from '../src/http/app';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { describeEachDatabase, TEST_ENV } from './support/harness';
+import { CHALLENGE, expectAuthenticationRequired, sha256Hex } from './support/http';
 
 // Spec: Login and second factor, rules 2-4; Session state table (elevation); D3 (route shapes,
 // challenges, errors); error rule 4 (401 body and WWW-Authenticate).
 
-const CHALLENGE_HEADER = 'Bearer resource_metadata="http://localhost:38081/.well-known/oauth-protected-resource"';
 const SLACK = 5_000;
-const sha256Hex = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 const REGISTER_BEGIN = '/auth/webauthn/register/begin';
 const REGISTER_FINISH = '/auth/webauthn/register/finish';
 const AUTH_BEGIN = '/auth/webauthn/auth/begin';
 const AUTH_FINISH = '/auth/webauthn/auth/finish';
-
-async function expectAuthenticationRequired(res: Response, what: string): Promise<void> {
-  expect(res.status, what).toBe(401);
-  expect(res.headers.get('www-authenticate'), what).toBe(CHALLENGE_HEADER);
-  expect(await res.json(), what).toEqual({ error: 'authentication required' });
-}
 
 /** A refusal in the `{error}` shape with the given status. */
 async function expectRefused(res: Response, status: number, what: string): Promise<void> {

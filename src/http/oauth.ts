@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import {
-  AuthorizationRequestSchema,
   issueAuthorizationCode,
   exchangeAuthorizationCode,
   validateAuthorizationRequest,
@@ -28,12 +27,22 @@ import {
 import { invalidGrant, invalidRequest, OAuthError, unknownClient } from '../oauth/errors';
 import { resolvesToThisApi } from '../oauth/resource';
 import { Client, ClientRegistered, DeviceAuthorization, DeviceInfo, Redirect, TokenResponse } from '../oauth/views';
-import { requestSchema } from '../shapes';
 import { revokeByToken, rotateRefreshToken, type TokenPair } from '../oauth/grants';
 import type { AppEnv } from './context';
 import { PlainTextRejection } from './errors';
 import { readForm, required } from './form';
 import { CHALLENGE, ErrorBody, noStore, OAuthErrorBody, oauthRefused } from './replies';
+import {
+  ApproveSchema,
+  AuthorizeQuerySchema,
+  ClientInfoQuerySchema,
+  DeviceAuthorizationRequest,
+  DeviceDecisionSchema,
+  DeviceInfoQuerySchema,
+  RegistrationSchema,
+  RevocationRequest,
+  TokenRequest,
+} from './oauth-requests';
 import { route } from './route';
 import { requireSession } from './tiers';
 import type { Rejection } from './validation';
@@ -46,19 +55,6 @@ const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 const refuseBearer = () => {
   throw new OAuthError('invalid_client', 'approve a client from the web app, not with a token', 403);
 };
-
-/** A required query parameter named in the plain-text answer. */
-const param = (name: string) => v.string(`missing field \`${name}\``);
-
-export const AuthorizeQuerySchema = v.object({
-  client_id: param('client_id'),
-  redirect_uri: param('redirect_uri'),
-  response_type: param('response_type'),
-  code_challenge: param('code_challenge'),
-  code_challenge_method: param('code_challenge_method'),
-  resource: param('resource'),
-  state: v.optional(v.string()),
-});
 
 /** Every byte of the raw query string, literal or percent-encoded, is printable ASCII. */
 function isPrintableAscii(rawQuery: string): boolean {
@@ -76,40 +72,12 @@ function rawQueryOf(c: Ctx): string {
   return at === -1 ? '' : url.slice(at + 1);
 }
 
-export const ApproveSchema = requestSchema(
-  'AuthorizationApproval',
-  v.object({
-    ...AuthorizationRequestSchema.entries,
-    approve: v.boolean('approve must be true or false'),
-  }),
-);
-
 /** RFC 6749 §4.1.2: the redirect back to the client, with the code or the refusal, and the state. */
 function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, value);
   return `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}`;
 }
-
-export const ClientInfoQuerySchema = v.object({ client_id: param('client_id') });
-
-export const DeviceInfoQuerySchema = v.object({ user_code: param('user_code') });
-
-export const RegistrationSchema = requestSchema(
-  'ClientRegistrationRequest',
-  v.looseObject({
-    redirect_uris: v.array(v.string('each redirect URI must be a string'), 'redirect_uris must be an array of URIs'),
-    client_name: v.optional(v.unknown()),
-  }),
-);
-
-export const DeviceDecisionSchema = requestSchema(
-  'DeviceDecision',
-  v.object({
-    user_code: v.string('user_code is required'),
-    approve: v.boolean('approve must be true or false'),
-  }),
-);
 
 /** When present, `resource` must be this API (D11); tokens are always audienced to API_ORIGIN. */
 function checkOptionalResource(c: Ctx, form: Record<string, string>): void {
@@ -149,35 +117,6 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
   }
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code, refresh_token or the device code grant');
 }
-
-// The form bodies, read by src/http/form.ts field by field (error rule 6 wants the first missing
-// field named as a plain-text 422 or an OAuth error, in the spec's order), and described here.
-const clientId = v.pipe(v.string(), v.description('the client'));
-const resource = v.pipe(v.string(), v.description('this API (RFC 8707); when present it must resolve to API_ORIGIN'));
-const TokenRequest = requestSchema('TokenRequest', v.variant('grant_type', [
-  v.object({
-    grant_type: v.literal('authorization_code'),
-    code: v.string(),
-    redirect_uri: v.pipe(v.string(), v.description('exactly the one approved')),
-    client_id: clientId,
-    code_verifier: v.pipe(v.string(), v.description('PKCE: BASE64URL(SHA-256(verifier)) = the code_challenge')),
-    resource: v.optional(resource),
-  }),
-  v.object({ grant_type: v.literal('refresh_token'), refresh_token: v.string(), client_id: clientId, resource: v.optional(resource) }),
-  v.object({
-    grant_type: v.literal('urn:ietf:params:oauth:grant-type:device_code'),
-    device_code: v.string(),
-    client_id: clientId,
-    resource: v.optional(resource),
-  }),
-]));
-const DeviceAuthorizationRequest = v.object({ client_id: clientId, resource: v.pipe(v.string(), v.description('this API (RFC 8707)')) });
-const RevocationRequest = v.object({
-  token: v.string(),
-  token_type_hint: v.optional(v.pipe(v.string(), v.description('ignored'))),
-  client_id: v.optional(v.pipe(v.string(), v.description('scopes the revocation: a mismatch revokes nothing (and still answers 200)'))),
-});
-
 
 /** Query parameters refused by their schema: a plain-text 400 (spec: GET /oauth/authorize). */
 const rejectQuery: Rejection = (message) => {

@@ -77,6 +77,11 @@ export class Harness {
     });
   }
 
+  /** A POST of a form body (OAuth routes), with another Content-Type when a test needs one. */
+  postForm(path: string, fields: Record<string, string>, contentType = 'application/x-www-form-urlencoded'): Promise<Response> {
+    return this.request(path, { method: 'POST', headers: { 'content-type': contentType }, body: new URLSearchParams(fields).toString() });
+  }
+
   /** A user (real argon2id) holding a freshly minted token. */
   async userWithToken(email: string, password = 'correct horse battery staple'): Promise<{ userId: number; token: string }> {
     const user = await addUser(this.db, email, password);

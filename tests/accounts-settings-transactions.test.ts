@@ -8,12 +8,9 @@ import { answerError } from '../src/http/errors';
 import { insertTransaction } from '../src/book/transactions';
 import { removeUser } from '../src/identity/users';
 import { describeEachDatabase } from './support/harness';
+import { json } from './support/http';
 
 // Spec: Ledger routes (full tier), Resources, error rules 1–2; D6 limits, D13.
-
-async function json<T = any>(res: Response): Promise<T> {
-  return (await res.json()) as T;
-}
 
 /** Characters that make text display reversed, reordered or broken across lines (bidi controls, marks, separators). */
 const DISPLAY_CONTROLS = ['202A', '202B', '202C', '202D', '202E', '2066', '2067', '2068', '2069', '200E', '200F', '061C', '2028', '2029'].map(
