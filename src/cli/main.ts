@@ -1,56 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { stripVTControlCharacters } from 'node:util';
-import { defineCommand, runCommand, runMain } from 'citty';
-import type { AdminRequest } from '../admin/commands';
+import { defineCommand, runMain } from 'citty';
 import { ConfigError, loadConfig, type Config } from '../config';
-import { Refusal, StartupError } from '../errors';
+import { StartupError } from '../errors';
 import { describeFault, jsonLogger } from '../log';
 import type { RunningServer } from '../server';
-import { MINTED_TOKEN_DEFAULT_DAYS } from '../identity/tokens';
-import { executeAdminRequest } from './execute';
+import { explain, ledgerCommand, runLedger, type CliIo } from './commands';
 
-/** Every failure of an admin command is one line on stderr and exit 1 (D1). */
-function fail(message: string): void {
-  process.stderr.write(`ledger: ${message}\n`);
-  process.exitCode = 1;
-}
-
-function explain(error: unknown): string {
-  if (error instanceof Refusal || error instanceof ConfigError || error instanceof StartupError) return error.message;
-  return `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
-}
-
-/** `--password -`: one line from stdin; without the flag, the command generates a password. */
-function passwordFromArgs(flag: string | undefined): string | null {
-  if (flag === undefined) return null;
-  if (flag !== '-') throw new Refusal('invalid', 'use --password - and type the password on stdin');
-  let input: string;
-  try {
-    input = readFileSync(0, 'utf8');
-  } catch {
-    input = '';
-  }
-  const line = input.split(/\r?\n/)[0] ?? '';
-  if (line === '') throw new Refusal('invalid', 'no password on stdin (expected one line)');
-  return line;
-}
-
-async function admin(build: () => AdminRequest): Promise<void> {
-  try {
-    const config = loadConfig();
-    const lines = await executeAdminRequest(config, build());
-    for (const line of lines) process.stdout.write(`${line}\n`);
-  } catch (error) {
-    fail(explain(error));
-  }
-}
-
-const email = { type: 'positional', required: true, description: 'the user\'s email address' } as const;
-const password = {
-  type: 'string',
-  description: 'read the password from stdin (`--password -`) instead of generating one',
-  valueHint: '-',
-} as const;
+/** The process's own streams and environment. */
+const processIo: CliIo = {
+  env: process.env,
+  readStdin: () => {
+    try {
+      return readFileSync(0, 'utf8');
+    } catch {
+      return '';
+    }
+  },
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
 
 /**
  * D14: the one line for people that `serve` writes on stderr once it listens (the JSON log goes
@@ -93,84 +61,16 @@ const serveCommand = defineCommand({
       process.stderr.write(`${startupLine(config, server)}\n`);
       if (signalled) shutdown();
     } catch (error) {
-      fail(explain(error));
+      process.stderr.write(`ledger: ${explain(error)}\n`);
       if (!(error instanceof ConfigError || error instanceof StartupError)) log.error('startup.fault', describeFault(error));
       process.exit(1);
     }
   },
 });
 
-const userCommand = defineCommand({
-  meta: { name: 'user', description: 'manage users' },
-  subCommands: {
-    add: defineCommand({
-      meta: { name: 'add', description: 'create a user and print a generated password once' },
-      args: { email, password },
-      run: ({ args }) => admin(() => ({ op: 'user.add', email: args.email, password: passwordFromArgs(args.password) })),
-    }),
-    list: defineCommand({
-      meta: { name: 'list', description: 'print email, passkey count, last seen (tab-separated)' },
-      run: () => admin(() => ({ op: 'user.list' })),
-    }),
-    passwd: defineCommand({
-      meta: { name: 'passwd', description: 'reset a password; ends every session and revokes every token' },
-      args: { email, password },
-      run: ({ args }) =>
-        admin(() => ({ op: 'user.passwd', email: args.email, password: passwordFromArgs(args.password) })),
-    }),
-    rm: defineCommand({
-      meta: { name: 'rm', description: 'delete a user; their transactions stay without an author' },
-      args: { email },
-      run: ({ args }) => admin(() => ({ op: 'user.rm', email: args.email })),
-    }),
-  },
-});
-
-function parseDays(raw: string | undefined): number {
-  if (raw === undefined) return MINTED_TOKEN_DEFAULT_DAYS;
-  if (!/^\d{1,6}$/.test(raw)) throw new Refusal('invalid', '--days must be a whole number of days');
-  return Number(raw);
-}
-
-const mintTokenCommand = defineCommand({
-  meta: { name: 'mint-token', description: 'create a bearer token for scripts and clients; printed once' },
-  args: {
-    email,
-    label: { type: 'string', description: 'a name for the token, shown in the list of connections' },
-    days: { type: 'string', description: `lifetime in days (default ${MINTED_TOKEN_DEFAULT_DAYS})` },
-  },
-  run: ({ args }) =>
-    admin(() => ({ op: 'mint-token', email: args.email, label: args.label ?? null, days: parseDays(args.days) })),
-});
-
-const file = { type: 'positional', required: true, description: 'the backup file' } as const;
-
-const backupCommand = defineCommand({
-  meta: { name: 'backup', description: 'write a consistent backup of the whole instance to a file (0600), also while serve runs' },
-  args: { file },
-  run: ({ args }) => admin(() => ({ op: 'backup', file: args.file })),
-});
-
-const restoreCommand = defineCommand({
-  meta: { name: 'restore', description: 'load a backup into an empty database (nothing changes if anything is wrong)' },
-  args: { file },
-  run: ({ args }) => admin(() => ({ op: 'restore', file: args.file })),
-});
-
-const main = defineCommand({
-  meta: { name: 'ledger', description: 'Ledger: double-entry bookkeeping for a family or a club' },
-  subCommands: { serve: serveCommand, user: userCommand, 'mint-token': mintTokenCommand, backup: backupCommand, restore: restoreCommand },
-});
-
-// citty's runMain answers a usage mistake with the whole usage text; D1 wants one line on stderr.
 const rawArgs = process.argv.slice(2);
 if (rawArgs.some((arg) => arg === '--help' || arg === '-h')) {
-  await runMain(main, { rawArgs });
+  await runMain(ledgerCommand(processIo, { failed: false }, serveCommand), { rawArgs });
 } else {
-  try {
-    await runCommand(main, { rawArgs });
-  } catch (error) {
-    const message = error instanceof Error ? stripVTControlCharacters(error.message) : String(error);
-    fail(`${message.replace(/\.$/, '')} (see ledger --help)`);
-  }
+  process.exitCode = await runLedger(rawArgs, processIo, serveCommand);
 }

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { runLedger as runLedgerCommand } from '../../src/cli/commands';
 
 // `ledger` as an operator runs it: real processes of the package's bin (D1), with an environment
 // the test controls. Used by tests/config.test.ts, tests/cli.test.ts and tests/embedded.test.ts.
@@ -58,6 +59,24 @@ export function runLedger(args: string[], options: RunOptions): Promise<CliResul
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * The same command in this process, through the command layer (src/cli/commands.ts) with its
+ * input and output in strings: for tables of cases, where a process per case only repeats what
+ * the process tests already show (exit status, the one-line contract).
+ */
+export async function runLedgerInProcess(args: string[], options: RunOptions): Promise<CliResult> {
+  if (!options.env.DATABASE_URL) throw new Error('give the ledger command a DATABASE_URL of the test');
+  let stdout = '';
+  let stderr = '';
+  const code = await runLedgerCommand(args, {
+    env: options.env,
+    readStdin: () => options.stdin ?? '',
+    out: (text) => (stdout += text),
+    err: (text) => (stderr += text),
+  });
+  return { code, stdout, stderr };
 }
 
 /** D1: a refusal is exactly one line on stderr starting `ledger:`, exit 1, nothing on stdout. */
