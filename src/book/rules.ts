@@ -1,13 +1,10 @@
+import type { AccountKind } from '../db/schema';
+
 // The book's rules that the server, the MCP tools and the web app all apply, written once. Pure:
-// no database, no server module, so that the web app can bundle it.
+// no database access and no server module at run time (only the schema's types), so that the web
+// app can bundle it.
 
-/** Spec: Account kinds (the database's enum is made from this list: src/db/schema.ts). */
-export const ACCOUNT_KINDS = ['asset', 'liability', 'equity', 'income', 'expense'] as const;
-export type AccountKind = (typeof ACCOUNT_KINDS)[number];
-
-/** D12: the book styles (the settings enum, src/db/schema.ts). */
-export const BOOK_STYLES = ['personal', 'club'] as const;
-export type BookStyle = (typeof BOOK_STYLES)[number];
+export type { AccountKind, BookStyle } from '../db/schema';
 
 /**
  * D6, natural sign: assets and expenses are the sum of their entries; liabilities, equity and

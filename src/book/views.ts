@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { int, responseSchema } from '../shapes';
-import { ACCOUNT_KINDS, BOOK_STYLES } from './rules';
+import { accountKind, bookStyle } from '../db/schema';
 
 // The JSON shapes in which the book is answered: by the HTTP routes (documented in /openapi.json)
 // and by the MCP tools (their structured output, D8), written once as valibot schemas.
@@ -8,10 +8,10 @@ import { ACCOUNT_KINDS, BOOK_STYLES } from './rules';
 export { int };
 export const cents = v.pipe(v.number(), v.integer(), v.description('integer cents'));
 export const date = v.pipe(v.string(), v.isoDate(), v.description('YYYY-MM-DD'));
-export const kind = v.picklist(ACCOUNT_KINDS);
+export const kind = v.picklist(accountKind.enumValues);
 
 export const Account = responseSchema('Account', v.strictObject({ id: int, name: v.string(), kind }));
-export const Settings = responseSchema('Settings', v.strictObject({ book_style: v.picklist(BOOK_STYLES) }));
+export const Settings = responseSchema('Settings', v.strictObject({ book_style: v.picklist(bookStyle.enumValues) }));
 export const Entry = responseSchema('Entry', v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents }));
 export const Transaction = responseSchema('Transaction', v.strictObject({
   id: int,

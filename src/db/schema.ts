@@ -14,7 +14,6 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
-import { ACCOUNT_KINDS, BOOK_STYLES } from '../book/rules';
 
 // The whole schema of the spec is designed here at once (issue 1/6), so that later issues add
 // behaviour, not tables. Every timestamp is timestamptz; ids that are secrets are stored only as
@@ -168,7 +167,7 @@ export const deviceGrants = pgTable(
 );
 
 /** Enum order is the order of GET /accounts ("ordered by kind then name"): the balance-sheet order. */
-export const accountKind = pgEnum('account_kind', ACCOUNT_KINDS);
+export const accountKind = pgEnum('account_kind', ['asset', 'liability', 'equity', 'income', 'expense']);
 
 export const accounts = pgTable('accounts', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
@@ -177,7 +176,7 @@ export const accounts = pgTable('accounts', {
   createdAt: createdAt(),
 });
 
-export const bookStyle = pgEnum('book_style', BOOK_STYLES);
+export const bookStyle = pgEnum('book_style', ['personal', 'club']);
 
 /** The single instance-wide settings record: the check pins it to one row, seeded by a migration. */
 export const settings = pgTable(
@@ -244,5 +243,6 @@ export const entries = pgTable(
 
 export type User = typeof users.$inferSelect;
 export type Account = typeof accounts.$inferSelect;
-export type { AccountKind, BookStyle } from '../book/rules';
+export type AccountKind = (typeof accountKind.enumValues)[number];
+export type BookStyle = (typeof bookStyle.enumValues)[number];
 export type Token = typeof tokens.$inferSelect;

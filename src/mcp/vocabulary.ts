@@ -1,5 +1,5 @@
 import { ACCOUNT_NAME_MAX } from '../book/accounts';
-import { ACCOUNT_KINDS } from '../book/rules';
+import { accountKind } from '../db/schema';
 import type { Words } from '../book/vocabulary';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 
@@ -7,7 +7,7 @@ import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 
 /** Every tool description, built from the words of one book style only. */
 export function describeTools(w: Words): Record<ToolName, string> {
-  const kinds = ACCOUNT_KINDS.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
+  const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
   const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
   return {
     list_accounts: `List every account with its id, name and kind (${kinds}).`,
