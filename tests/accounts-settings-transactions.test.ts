@@ -5,6 +5,7 @@ import { rowsOf, sqlState } from '../src/db/database';
 import type { AppEnv } from '../src/http/context';
 import { databaseRefusal } from '../src/db/refusals';
 import { answerError } from '../src/http/errors';
+import { CLI_ACTOR } from '../src/book/changes';
 import { insertTransaction } from '../src/book/transactions';
 import { removeUser } from '../src/identity/users';
 import { describeEachDatabase } from './support/harness';
@@ -213,7 +214,7 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
       c.set('log', h.log);
       return next();
     });
-    const direct = async () => ({ id: await insertTransaction(h.db, body, userId) });
+    const direct = async () => ({ id: await insertTransaction(h.db, body, { ...CLI_ACTOR, userId }) });
     app.post('/direct', async (c) => c.json(await direct(), 201));
     app.post('/oauth/direct', async (c) => c.json(await direct(), 201));
     app.onError(answerError);
@@ -223,7 +224,7 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
   it('a transaction our validation passes but the balance trigger refuses is a 400 through the error mapper (rule 2)', async () => {
     const before = await count();
     const unbalanced = tx('2026-01-03', 'Trigger', [[ids.Bank!, 5], [ids.Food!, -4]]);
-    const error = await insertTransaction(h.db, unbalanced, userId).catch((e: unknown) => e);
+    const error = await insertTransaction(h.db, unbalanced, { ...CLI_ACTOR, userId }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     const app = insertingPastValidation(unbalanced);
     const res = await app.request('/direct', { method: 'POST' });
@@ -315,7 +316,7 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
         ? tx('2026-07-01', `trigger bad ${i}`, [[ids.Bank!, i + 2], [ids.Food!, -1], [ids.Salary!, -i]])
         : tx('2026-07-01', `trigger good ${i}`, [[ids.Bank!, i + 2], [ids.Food!, -1], [ids.Salary!, -(i + 1)]]),
     );
-    const outcomes = await Promise.allSettled(bodies.map((b) => insertTransaction(h.db, b, userId)));
+    const outcomes = await Promise.allSettled(bodies.map((b) => insertTransaction(h.db, b, { ...CLI_ACTOR, userId })));
     outcomes.forEach((outcome, i) => {
       if (i % 2 === 0) {
         expect(outcome.status, bodies[i]!.description).toBe('fulfilled');

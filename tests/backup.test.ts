@@ -22,7 +22,7 @@ import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 const PASSWORD = 'a password that survives a restore';
 const config = loadConfig(TEST_ENV);
 const AS_OF = '2026-12-31';
-const READS = ['/accounts', '/transactions', '/settings', `/reports/balances?as_of=${AS_OF}`, `/reports/balance-sheet?as_of=${AS_OF}`, '/reports/monthly?from=2026-01-01&to=2026-12-31'];
+const READS = ['/accounts', '/transactions', '/settings', '/changes?limit=500', `/reports/balances?as_of=${AS_OF}`, `/reports/balance-sheet?as_of=${AS_OF}`, '/reports/monthly?from=2026-01-01&to=2026-12-31'];
 
 const appOn = (database: TestDatabase): App => createApp({ db: database.db, config, log: { info() {}, error() {} } });
 const requester = (app: App) => (p: string, init?: RequestInit) => Promise.resolve(app.request(new URL(p, config.apiOrigin).href, init));
@@ -93,7 +93,7 @@ describe('ledger backup and restore (D14)', () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries`);
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries, 37 changes`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
@@ -102,7 +102,7 @@ describe('ledger backup and restore (D14)', () => {
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries$/);
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries, 37 changes$/);
     expect(await readAll(appOn(middle), token)).toEqual(before);
 
     const second = path.join(root, 'second.ledger-backup');

@@ -11,6 +11,7 @@ import { MIGRATIONS_FOLDER, type Db } from '../src/db/database';
 import { entries, passkeys, sessions, tokens, transactions, users } from '../src/db/schema';
 import { randomSecret, sha256Hex } from '../src/identity/secrets';
 import { authenticateBearer, mintToken } from '../src/identity/tokens';
+import { CLI_ACTOR } from '../src/book/changes';
 import { postTransaction } from '../src/book/transactions';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
 import { newDataRoot, withEmbeddedDb } from './support/embedded';
@@ -292,14 +293,14 @@ for (const backend of BACKENDS) {
       const { bobId, transactionId, aliceTransactionId } = await withDb(async (db) => {
         const alice = await userByEmail(db, 'alice@example.com');
         const bob = await userByEmail(db, 'bob@example.com');
-        const bank = await createAccount(db, { name: 'Bank', kind: 'asset' });
-        const food = await createAccount(db, { name: 'Food', kind: 'expense' });
+        const bank = await createAccount(db, { name: 'Bank', kind: 'asset' }, CLI_ACTOR);
+        const food = await createAccount(db, { name: 'Food', kind: 'expense' }, CLI_ACTOR);
         const lines = [
           { account_id: food.id, amount_cents: 1250 },
           { account_id: bank.id, amount_cents: -1250 },
         ];
-        const transactionId = await postTransaction(db, { occurred_on: '2026-01-15', description: 'groceries by bob', entries: lines }, bob.id);
-        const aliceTransactionId = await postTransaction(db, { occurred_on: '2026-01-16', description: 'by alice', entries: lines }, alice.id);
+        const transactionId = await postTransaction(db, { occurred_on: '2026-01-15', description: 'groceries by bob', entries: lines }, { ...CLI_ACTOR, userId: bob.id });
+        const aliceTransactionId = await postTransaction(db, { occurred_on: '2026-01-16', description: 'by alice', entries: lines }, { ...CLI_ACTOR, userId: alice.id });
         await db.insert(sessions).values({ idHash: idHash(), userId: bob.id, expiresAt: new Date(Date.now() + DAY_MS), mfaComplete: true });
         await db.insert(passkeys).values({ userId: bob.id, credentialId: 'bob-key', publicKey: 'pk', name: 'bob phone' });
         await mintToken(db, { userId: bob.id, label: 'bob script', days: 1, audience: DEFAULT_API_ORIGIN });

@@ -61,6 +61,13 @@ const FULL = [
   'get /auth/passkeys',
   'get /auth/tokens',
   'get /oauth/client_info',
+  // D15 (beyond the spec; full tier).
+  'get /transactions/{id}',
+  'put /transactions/{id}',
+  'post /transactions/{id}/restore',
+  'put /accounts/{id}',
+  'delete /accounts/{id}',
+  'get /changes',
 ];
 
 function specTier(operation: string): string | undefined {
@@ -84,7 +91,7 @@ const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202'];
 /** Operations that never succeed (D8: a stateless transport has no stream and no session). */
 const NO_SUCCESS = ['get /mcp', 'delete /mcp'];
 /** POST operations without a request body. */
-const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin'];
+const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin', 'post /transactions/{id}/restore'];
 
 type Json = any;
 interface Doc {
@@ -198,9 +205,17 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     expect(body.properties.entries).toMatchObject({ type: 'array', minItems: 2, maxItems: 100 });
     expect(body.properties.entries.items.properties.amount_cents).toMatchObject({ type: 'integer', minimum: -(10 ** 15), maximum: 10 ** 15 });
     expect(doc.components.schemas.NewAccount.properties.kind.enum).toEqual(['asset', 'liability', 'equity', 'income', 'expense']);
-    expect(doc.paths['/transactions']!.get.parameters).toEqual([
+    const listParameters = doc.paths['/transactions']!.get.parameters;
+    expect(listParameters.slice(0, 2)).toEqual([
       { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
       { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' } },
+    ]);
+    // D15: search and paging, all optional.
+    expect(listParameters.slice(2).map((p: Json) => [p.name, p.required])).toEqual([
+      ['q', false],
+      ['account_id', false],
+      ['limit', false],
+      ['cursor', false],
     ]);
     // Every request body the app reads is documented (the MCP JSON-RPC body and the OAuth forms included).
     for (const [operation, op] of operationsOf(doc)) {
@@ -450,6 +465,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'DELETE', `/transactions/${doomed.id}`), 'DELETE', '/transactions/{id}');
     await expectDocumented(await h.call(token, 'DELETE', '/transactions/x'), 'DELETE', '/transactions/{id}');
 
+
     // Reports (D7).
     const balances = await expectDocumented(await h.call(token, 'GET', '/reports/balances?as_of=2024-12-31'), 'GET', '/reports/balances');
     expect(balances.totals.asset).toBe(250_000);
@@ -464,6 +480,31 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     );
     expect(register.entries).toHaveLength(1);
     await expectDocumented(await h.call(token, 'GET', '/reports/accounts/2147483000/register'), 'GET', '/reports/accounts/{id}/register');
+
+    // D15: one transaction, corrected, restored; accounts renamed and deleted; the change log; paging.
+    const one = await expectDocumented(await h.call(token, 'GET', `/transactions/${posted.id}`), 'GET', '/transactions/{id}');
+    expect(one.id).toBe(posted.id);
+    await expectDocumented(await h.call(token, 'GET', `/transactions/${doomed.id}`), 'GET', '/transactions/{id}');
+    const corrected = { occurred_on: '2024-02-04', description: 'Groceries, corrected', entries: [{ account_id: ids['OA Food']!, amount_cents: 4_300 }, { account_id: ids['OA Bank']!, amount_cents: -4_300 }] };
+    await expectDocumented(await h.call(token, 'PUT', `/transactions/${posted.id}`, corrected), 'PUT', '/transactions/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/transactions/${posted.id}`, { ...corrected, entries: corrected.entries.slice(0, 1) }), 'PUT', '/transactions/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/transactions/${doomed.id}`, corrected), 'PUT', '/transactions/{id}');
+    await expectDocumented(await h.call(token, 'POST', `/transactions/${doomed.id}/restore`), 'POST', '/transactions/{id}/restore');
+    await expectDocumented(await h.call(token, 'POST', `/transactions/${doomed.id}/restore`), 'POST', '/transactions/{id}/restore');
+    await expectDocumented(await h.call(token, 'POST', '/transactions/999999/restore'), 'POST', '/transactions/{id}/restore');
+    const paged = await h.call(token, 'GET', '/transactions?limit=1');
+    expect(paged.headers.get('next-cursor')).not.toBeNull();
+    await expectDocumented(paged, 'GET', '/transactions');
+    const spareAccount = await expectDocumented(await h.call(token, 'POST', '/accounts', { name: 'OA Spare', kind: 'asset' }), 'POST', '/accounts');
+    await expectDocumented(await h.call(token, 'PUT', `/accounts/${spareAccount.id}`, { name: 'OA Spare renamed' }), 'PUT', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/accounts/${spareAccount.id}`, {}), 'PUT', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/accounts/999999', { kind: 'expense' }), 'PUT', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/accounts/${ids['OA Bank']}`), 'DELETE', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/accounts/${spareAccount.id}`), 'DELETE', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/accounts/${spareAccount.id}`), 'DELETE', '/accounts/{id}');
+    const changes = await expectDocumented(await h.call(token, 'GET', '/changes?limit=500'), 'GET', '/changes');
+    expect(changes.changes.length).toBeGreaterThan(0);
+    await expectDocumented(await h.call(token, 'GET', '/changes?limit=0'), 'GET', '/changes');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

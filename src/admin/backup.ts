@@ -33,10 +33,12 @@ const TABLES = [
   { name: 'settings', key: 'id' },
   { name: 'transactions', key: 'id' },
   { name: 'entries', key: 'id' },
+  // D15; backups made before the change log (schema 4 and earlier) have none.
+  { name: 'changes', key: 'id', since: 5 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Rows = Record<TableName, Record<string, unknown>[]>;
@@ -79,7 +81,7 @@ function countsOf(rows: Rows): Record<TableName, number> {
   return Object.fromEntries(TABLES.map((t) => [t.name, rows[t.name].length])) as Record<TableName, number>;
 }
 
-const describeCounts = (counts: Record<TableName, number>) => TABLES.map((t) => `${counts[t.name]} ${t.name}`).join(', ');
+const describeCounts = (counts: Record<TableName, number>) => TABLES.map((t) => `${counts[t.name] ?? 0} ${t.name}`).join(', ');
 
 /**
  * Writes the backup to `file`, 0600, through a temporary file beside it and a rename, so that a
@@ -137,7 +139,10 @@ function readBackup(file: string): { header: Header; rows: Rows } {
     throw invalid(`${file} is damaged (truncated or altered): its checksum does not match`);
   }
   const rows = JSON.parse(body) as Rows;
-  for (const table of TABLES) if (!Array.isArray(rows[table.name])) throw invalid(`${file} is not a Ledger backup`);
+  for (const table of TABLES) {
+    if ('since' in table && header.schema < table.since && rows[table.name] === undefined) rows[table.name] = [];
+    if (!Array.isArray(rows[table.name])) throw invalid(`${file} is not a Ledger backup`);
+  }
   return { header, rows };
 }
 

@@ -1,9 +1,11 @@
-import { asc, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
-import { accountKind, accounts } from '../db/schema';
+import { accountKind, accounts, entries } from '../db/schema';
+import { conflict, notFound } from '../errors';
 import { requiredText } from '../text';
 import { requestSchema } from '../shapes';
+import { recordChange, type Actor } from './changes';
 import type { Account } from './views';
 
 export const ACCOUNT_NAME_MAX = 100;
@@ -31,8 +33,58 @@ export function listAccounts(db: Db): Promise<v.InferOutput<typeof Account>[]> {
     .orderBy(asc(accounts.kind), sql`lower(${accounts.name}) collate "C"`, sql`${accounts.name} collate "C"`);
 }
 
+type AccountView = v.InferOutput<typeof Account>;
+
 /** A duplicate name is refused by the unique constraint (23505 → 400, error rule 2). */
-export async function createAccount(db: Db, input: NewAccount): Promise<v.InferOutput<typeof Account>> {
-  const [account] = await db.insert(accounts).values(input).returning(accountColumns);
-  return account!;
+export async function createAccount(db: Db, input: NewAccount, actor: Actor): Promise<AccountView> {
+  return db.transaction(async (tx) => {
+    const [account] = await tx.insert(accounts).values(input).returning(accountColumns);
+    await recordChange(tx, actor, { subject: 'account', subjectId: account!.id, action: 'create', before: null, after: account });
+    return account!;
+  });
+}
+
+/** `PUT /accounts/{id}` body (D15): a new name, a new kind, or both, each by POST's rules. */
+export const AccountPatchSchema = requestSchema(
+  'AccountPatch',
+  v.pipe(
+    v.object(
+      { name: v.optional(NewAccountSchema.entries.name), kind: v.optional(NewAccountSchema.entries.kind) },
+      'the request body must be a JSON object',
+    ),
+    v.check((patch) => patch.name !== undefined || patch.kind !== undefined, 'give a name, a kind or both'),
+  ),
+);
+export type AccountPatch = v.InferOutput<typeof AccountPatchSchema>;
+
+/** The account `id`, locked until the end of the transaction `tx`; 404 when there is none. */
+async function lockedAccount(tx: Db, id: number): Promise<AccountView> {
+  const [account] = await tx.select(accountColumns).from(accounts).where(eq(accounts.id, id)).for('update');
+  if (!account) throw notFound('no such account');
+  return account;
+}
+
+/** Renames an account or fixes its kind (D15), with its change record. */
+export async function updateAccount(db: Db, id: number, patch: AccountPatch, actor: Actor): Promise<AccountView> {
+  return db.transaction(async (tx) => {
+    const before = await lockedAccount(tx, id);
+    const [after] = await tx.update(accounts).set(patch).where(eq(accounts.id, id)).returning(accountColumns);
+    await recordChange(tx, actor, { subject: 'account', subjectId: id, action: 'update', before, after });
+    return after!;
+  });
+}
+
+/**
+ * Deletes an account no entry names (D15), with its change record; 409 otherwise. The row lock
+ * orders it with any post naming the account (which takes a key-share lock on it): a post first
+ * means entries exist; a delete first means the post finds no account (400).
+ */
+export async function deleteAccount(db: Db, id: number, actor: Actor): Promise<void> {
+  await db.transaction(async (tx) => {
+    const before = await lockedAccount(tx, id);
+    const [used] = await tx.select({ id: entries.id }).from(entries).where(eq(entries.accountId, id)).limit(1);
+    if (used) throw conflict('the account has entries');
+    await tx.delete(accounts).where(eq(accounts.id, id));
+    await recordChange(tx, actor, { subject: 'account', subjectId: id, action: 'delete', before, after: null });
+  });
 }

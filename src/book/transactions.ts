@@ -1,7 +1,8 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { preparedStatement, rowsOf, type Db } from '../db/database';
-import { accounts, entries, transactions, users } from '../db/schema';
+import { accounts, changes, entries, INT4_MAX, transactions, users } from '../db/schema';
+import type { Author } from './changes';
 import { invalid, notFound } from '../errors';
 import { dateString, requiredText } from '../text';
 import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from '../identity/tokens';
@@ -14,8 +15,7 @@ export const ENTRIES_MIN = 2;
 export const ENTRIES_MAX = 100;
 /** |amount_cents| ≤ 10^15, so 100 entries sum far inside both bigint and a float's exact range. */
 export const AMOUNT_MAX = 10 ** 15;
-/** The largest id an integer column holds: a larger id names no row. */
-export const INT4_MAX = 2 ** 31 - 1;
+export { INT4_MAX };
 
 const EntrySchema = v.object(
   {
@@ -66,12 +66,13 @@ export function checkBalanced(input: NewTransaction): void {
 }
 
 /**
- * Header and entries are committed together; the deferred trigger checks the balance again at
- * commit (P0001), and foreign keys refuse unknown accounts (23503): both become 400.
+ * Header, entries and the change record (D15) are committed together; the deferred trigger checks
+ * the balance again at commit (P0001), and foreign keys refuse unknown accounts (23503): both
+ * become 400.
  */
-export async function postTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
+export async function postTransaction(db: Db, input: NewTransaction, author: Author): Promise<number> {
   checkBalanced(input);
-  return insertTransaction(db, input, authorId);
+  return insertTransaction(db, input, author);
 }
 
 /**
@@ -92,38 +93,56 @@ export async function postTransactionAsBearer(
 }
 
 /** The bare insert, without our own balance check: the database's trigger is the last word. */
-export async function insertTransaction(db: Db, input: NewTransaction, authorId: number | null): Promise<number> {
-  const [row] = await insertByUser(db, { ...transactionValues(input), author_id: authorId });
+export async function insertTransaction(db: Db, input: NewTransaction, author: Author): Promise<number> {
+  const [row] = await insertByAuthor(db, {
+    ...transactionValues(input),
+    author_id: author.userId,
+    author_email: author.email,
+    author_via: author.via,
+    author_client_id: author.clientId,
+  });
   return Number(row!.id);
 }
 
 /**
- * One statement (a data-modifying CTE) writes the header and its entries, so a post costs one
- * round trip and commits atomically on its own; entries get their ids in the order given. The
- * author is the `user_id` of the one-row subquery `caller` (none: nothing is written and no row
- * comes back), whose columns come back beside the new id. The entries travel as two array
- * literals (validated integers only), so the statement's text never changes: it is rendered once
- * and its prepared form reused.
+ * One statement (a data-modifying CTE) writes the header, its entries and its change record, so a
+ * post costs one round trip and commits atomically on its own; entries get their ids in the order
+ * given. The author is the one-row subquery `caller` (`user_id`, `email`, `via`, `client_id`;
+ * none: nothing is written and no row comes back), whose columns come back beside the new id. The
+ * record's `after` is the transaction's read shape, built from what was just written. The entries
+ * travel as two array literals (validated integers only), so the statement's text never changes:
+ * it is rendered once and its prepared form reused.
  */
 function insertStatement(caller: SQL): SQL {
   return sql`
     with caller as (${caller}), header as (
       insert into ${transactions} (occurred_on, description, created_by)
       select ${sql.placeholder('occurred_on')}::date, ${sql.placeholder('description')}::text, caller.user_id from caller
-      returning id, occurred_on
+      returning id, occurred_on, description
     ), written as (
       insert into ${entries} (transaction_id, occurred_on, account_id, amount_cents)
       select header.id, header.occurred_on, line.account_id, line.amount_cents
       from header, unnest(${sql.placeholder('account_ids')}::integer[], ${sql.placeholder('amounts')}::bigint[])
         with ordinality as line(account_id, amount_cents, n)
       order by line.n
-      returning transaction_id
+      returning id, account_id, amount_cents
+    ), logged as (
+      insert into ${changes} (actor_email, via, client_id, subject, subject_id, action, after)
+      select caller.email, caller.via, caller.client_id, 'transaction', header.id, 'create', jsonb_build_object(
+        'id', header.id, 'occurred_on', header.occurred_on, 'description', header.description,
+        'created_by_email', caller.email,
+        'entries', (
+          select coalesce(jsonb_agg(jsonb_build_object('account_id', w.account_id, 'account_name', a.name, 'amount_cents', w.amount_cents) order by w.id), '[]'::jsonb)
+          from written w join ${accounts} a on a.id = w.account_id
+        ))
+      from header, caller
     )
     select header.id, caller.* from header, caller`;
 }
 
-const insertByUser = preparedStatement<{ id: number }>(
-  insertStatement(sql`select ${sql.placeholder('author_id')}::integer as user_id`),
+const insertByAuthor = preparedStatement<{ id: number }>(
+  insertStatement(sql`select ${sql.placeholder('author_id')}::integer as user_id, ${sql.placeholder('author_email')}::text as email,
+    ${sql.placeholder('author_via')}::text as via, ${sql.placeholder('author_client_id')}::text as client_id`),
 );
 const insertByBearer = preparedStatement<BearerCallerRow & { id: number }>(insertStatement(BEARER_CALLER));
 
@@ -139,6 +158,18 @@ function transactionValues(input: NewTransaction): Record<string, string> {
 export type TransactionView = v.InferOutput<typeof Transaction>;
 
 /**
+ * The read shape (spec: Transaction) of the row `t` of transactions, its author's user row `u`
+ * left-joined: written by PostgreSQL as JSON, entries by entry id.
+ */
+export const TRANSACTION_JSON = sql`json_build_object(
+  'id', t.id, 'occurred_on', t.occurred_on, 'description', t.description,
+  'created_by_email', u.email, 'entries', coalesce((
+    select json_agg(json_build_object('account_id', e.account_id, 'account_name', a.name, 'amount_cents', e.amount_cents) order by e.id)
+    from ${entries} e join ${accounts} a on a.id = e.account_id
+    where e.transaction_id = t.id
+  ), '[]'::json))`;
+
+/**
  * The list as JSON text, written by PostgreSQL itself: ordered by occurred_on descending then id
  * descending; entries by entry id. One statement, so the list comes from one snapshot (a
  * transaction posted or deleted meanwhile is wholly in or wholly out) in one round trip, and the
@@ -148,14 +179,7 @@ export type TransactionView = v.InferOutput<typeof Transaction>;
  */
 export async function listTransactionsJson(db: Db, range: TransactionRange, limit?: number): Promise<string> {
   const result = await db.execute(sql`
-    select coalesce(json_agg(json_build_object(
-      'id', t.id, 'occurred_on', t.occurred_on, 'description', t.description,
-      'created_by_email', u.email, 'entries', coalesce((
-        select json_agg(json_build_object('account_id', e.account_id, 'account_name', a.name, 'amount_cents', e.amount_cents) order by e.id)
-        from ${entries} e join ${accounts} a on a.id = e.account_id
-        where e.transaction_id = t.id
-      ), '[]'::json)
-    ) order by t.occurred_on desc, t.id desc), '[]'::json)::text as list
+    select coalesce(json_agg(${TRANSACTION_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text as list
     from (
       select * from ${transactions}
       where occurred_on >= coalesce(${range.from ?? null}::date, '-infinity'::date)
@@ -168,10 +192,4 @@ export async function listTransactionsJson(db: Db, range: TransactionRange, limi
 
 export async function listTransactions(db: Db, range: TransactionRange, limit?: number): Promise<TransactionView[]> {
   return JSON.parse(await listTransactionsJson(db, range, limit)) as TransactionView[];
-}
-
-/** Deleting a transaction deletes its entries (ON DELETE CASCADE). */
-export async function deleteTransaction(db: Db, id: number): Promise<void> {
-  const deleted = await db.delete(transactions).where(eq(transactions.id, id)).returning({ id: transactions.id });
-  if (deleted.length === 0) throw notFound('no such transaction');
 }

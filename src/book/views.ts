@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { int, responseSchema } from '../shapes';
+import { int, responseSchema, timestamp } from '../shapes';
 import { accountKind, bookStyle } from '../db/schema';
 
 // The JSON shapes in which the book is answered: by the HTTP routes (documented in /openapi.json)
@@ -70,4 +70,22 @@ export const Register = responseSchema('Register', v.strictObject({
     v.description('oldest first (occurred_on, then transaction id)'),
   ),
   closing_balance_cents: cents,
+}));
+
+/** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
+export const Change = responseSchema('Change', v.strictObject({
+  id: int,
+  at: timestamp,
+  actor_email: v.pipe(v.nullable(v.string()), v.description('the acting person\'s email as it was then; null for the CLI')),
+  via: v.picklist(['session', 'token', 'cli']),
+  client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions and the CLI')),
+  subject: v.picklist(['transaction', 'account', 'settings']),
+  subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
+  action: v.picklist(['create', 'update', 'delete', 'restore']),
+  before: v.nullable(v.union([Transaction, Account, Settings])),
+  after: v.nullable(v.union([Transaction, Account, Settings])),
+}));
+export const ChangePage = responseSchema('ChangePage', v.strictObject({
+  changes: v.pipe(v.array(Change), v.description('newest first')),
+  next_before: v.pipe(v.nullable(int), v.description('pass as `before` for the next page; null on the last')),
 }));

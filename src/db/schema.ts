@@ -19,6 +19,9 @@ import {
 // behaviour, not tables. Every timestamp is timestamptz; ids that are secrets are stored only as
 // SHA-256 hex digests (spec: Tokens and codes; D5).
 
+/** The largest id an integer column holds: a larger id names no row. */
+export const INT4_MAX = 2 ** 31 - 1;
+
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const tstz = (name: string) => timestamp(name, { withTimezone: true });
 
@@ -238,6 +241,37 @@ export const entries = pgTable(
     // A transaction's lines in their order, with the columns the list shows: read from the index alone.
     index('entries_transaction_id_idx').on(t.transactionId, t.id, t.accountId, t.amountCents),
     index('entries_account_id_occurred_on_idx').on(t.accountId, t.occurredOn, t.transactionId),
+  ],
+);
+
+/**
+ * D15: the change log. One record per successful create, update, delete or restore of a
+ * transaction or account, and per settings change, written in the same database transaction as
+ * the change by the repository functions of src/book/ (the only writers of ledger rows). `before`
+ * and `after` are the full read shapes. Records are never changed or deleted by any route; the
+ * actor's email is kept as it was, so a removed user's records stay attributed.
+ */
+export const changes = pgTable(
+  'changes',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    actorEmail: text('actor_email'),
+    via: text('via', { enum: ['session', 'token', 'cli'] }).notNull(),
+    clientId: text('client_id'),
+    subject: text('subject', { enum: ['transaction', 'account', 'settings'] }).notNull(),
+    subjectId: integer('subject_id'),
+    action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (t) => [
+    check('changes_via', sql`${t.via} in ('session', 'token', 'cli')`),
+    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings')`),
+    check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
+    check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
+    // The history of one transaction or account, newest first; and the last delete to restore from.
+    index('changes_subject_idx').on(t.subject, t.subjectId, t.id),
   ],
 );
 

@@ -1,8 +1,13 @@
 import * as v from 'valibot';
-import { createAccount, listAccounts, NewAccountSchema } from '../book/accounts';
+import { AccountPatchSchema, createAccount, deleteAccount, listAccounts, NewAccountSchema, updateAccount } from '../book/accounts';
 import { Account } from '../book/views';
-import { badJson } from './replies';
+import { badId, badJson, positiveId, refused } from './replies';
 import { route } from './route';
+import { authorOf } from './tiers';
+import { pathId } from './validation';
+
+const accountId = (raw: string | undefined) => pathId(raw!, 'account');
+const noSuchAccount = refused('`{"error": "no such account"}`.');
 
 /** Spec: Ledger routes, /accounts (full tier). */
 export const accountRoutes = [
@@ -23,6 +28,34 @@ export const accountRoutes = [
       },
     },
     {},
-    async (c, { json }) => c.json(await createAccount(c.var.db, json), 201),
+    async (c, { json }) => c.json(await createAccount(c.var.db, json, authorOf(c)), 201),
+  ),
+  route(
+    {
+      method: 'put', path: '/accounts/{id}', tier: 'full', summary: 'Renames an account or fixes its kind (D15)', params: { id: positiveId }, json: AccountPatchSchema,
+      responses: {
+        200: { description: 'Changed.', json: Account },
+        400: badJson('A bad id, neither name nor kind, a blank or too long name, an unknown kind, or a duplicate name'),
+        404: noSuchAccount,
+      },
+    },
+    {},
+    async (c, { json }) => c.json(await updateAccount(c.var.db, accountId(c.req.param('id')), json, authorOf(c))),
+  ),
+  route(
+    {
+      method: 'delete', path: '/accounts/{id}', tier: 'full', summary: 'Deletes an account no entry names (D15)', params: { id: positiveId },
+      responses: {
+        204: { description: 'Deleted.' },
+        400: badId,
+        404: noSuchAccount,
+        409: refused('`{"error": "the account has entries"}`.'),
+      },
+    },
+    {},
+    async (c) => {
+      await deleteAccount(c.var.db, accountId(c.req.param('id')), authorOf(c));
+      return c.body(null, 204);
+    },
   ),
 ];

@@ -8,6 +8,8 @@ export interface Identity {
   userId: number;
   email: string;
   via: 'bearer' | 'session';
+  /** A bearer token's OAuth client; null for a session. */
+  clientId: string | null;
 }
 
 /** The Hono environment of every route group: dependencies come from context, handlers hold no state. */

@@ -7,6 +7,7 @@ import { createLedgerMcpServer } from '../mcp/tools';
 import type { AppEnv } from './context';
 import { GENERIC_FAULT } from './errors';
 import { ErrorBody } from './replies';
+import { authorOf } from './tiers';
 import { route } from './route';
 import { int, requestSchema, responseSchema } from '../shapes';
 
@@ -79,7 +80,7 @@ export const mcpRoutes = [
     async (c) => {
       const server = await createLedgerMcpServer({
         db: c.var.db,
-        userId: c.var.identity.userId,
+        author: authorOf(c),
         // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
         reportFault: (error, tool) => {
           c.var.log.error('mcp.fault', { tool, ...describeFault(error) });

@@ -1,5 +1,6 @@
 import { accountRoutes } from './accounts';
 import { authRoutes } from './auth';
+import { changeRoutes } from './changes';
 import { connectionRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
 import { healthRoutes } from './health';
@@ -28,5 +29,6 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/settings', settingsRoutes],
   ['/transactions', transactionRoutes],
   ['/reports', reportRoutes],
+  ['/changes', changeRoutes],
   ['/mcp', mcpRoutes],
 ];

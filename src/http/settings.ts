@@ -2,6 +2,7 @@ import { getSettings, SettingsPatchSchema, updateSettings } from '../book/settin
 import { Settings } from '../book/views';
 import { refused } from './replies';
 import { route } from './route';
+import { authorOf } from './tiers';
 
 /** Spec: Ledger routes, /settings (full tier). A bad book_style is a plain-text 422 (error rule 6). */
 export const settingsRoutes = [
@@ -23,6 +24,6 @@ export const settingsRoutes = [
       },
     },
     { rejectJson: (message, c) => c.text(message, 422) },
-    async (c, { json }) => c.json(await updateSettings(c.var.db, json)),
+    async (c, { json }) => c.json(await updateSettings(c.var.db, json, authorOf(c))),
   ),
 ];

@@ -4,6 +4,7 @@ import { forbidden } from '../errors';
 import { findSession, type SessionView } from '../identity/sessions';
 import { authenticateBearer, type BearerIdentity } from '../identity/tokens';
 import { recordUserSeen } from '../identity/users';
+import type { Author } from '../book/changes';
 import type { AppEnv, Identity } from './context';
 import { Unauthenticated } from './errors';
 import { readSessionCookie } from './session-cookie';
@@ -28,7 +29,7 @@ async function bearerIdentity(c: Ctx, header: string, { recordUse = true } = {})
   const found = await authenticateBearer(c.var.db, token, c.var.config.apiOrigin, { recordUse });
   if (!found) throw new Unauthenticated();
   if (recordUse) await recordUserSeen(c.var.db, found.userId, found.userLastSeenAt);
-  return { userId: found.userId, email: found.email, via: 'bearer' };
+  return { userId: found.userId, email: found.email, via: 'bearer', clientId: found.clientId };
 }
 
 async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
@@ -41,7 +42,7 @@ async function cookieSession(c: Ctx): Promise<SessionView | undefined> {
 
 function adoptSession(c: Ctx, session: SessionView): void {
   c.set('session', session);
-  c.set('identity', { userId: session.userId, email: session.email, via: 'session' });
+  c.set('identity', { userId: session.userId, email: session.email, via: 'session', clientId: null });
 }
 
 /** Half tier: a cookie session at any `mfa_complete` (the four WebAuthn routes). */
@@ -89,7 +90,7 @@ export const requireFullCheckedByWrite = createMiddleware<AppEnv>(async (c, next
 /** The caller a write's statement found for `c.var.bearer` (requireFullCheckedByWrite). */
 export async function adoptBearerCaller(c: Ctx, caller: BearerIdentity): Promise<void> {
   await recordUserSeen(c.var.db, caller.userId, caller.userLastSeenAt);
-  c.set('identity', { userId: caller.userId, email: caller.email, via: 'bearer' });
+  c.set('identity', { userId: caller.userId, email: caller.email, via: 'bearer', clientId: caller.clientId });
 }
 
 export const BEARER_REFUSED = 'this needs a signed-in session in the web app; a bearer token cannot do it';
@@ -111,4 +112,10 @@ export function requireSession(refuseBearer: (c: Ctx) => Response | Promise<Resp
     adoptSession(c, session);
     await next();
   });
+}
+
+/** Who the change log names for a change made by the caller (D15): the person, and through what. */
+export function authorOf(c: Ctx): Author {
+  const { userId, email, via, clientId } = c.var.identity;
+  return { userId, email, via: via === 'session' ? 'session' : 'token', clientId };
 }

@@ -1,29 +1,39 @@
 import * as v from 'valibot';
-import {
-  deleteTransaction,
-  listTransactionsJson,
-  NewTransactionSchema,
-  postTransaction,
-  postTransactionAsBearer,
-  TransactionRangeSchema,
-} from '../book/transactions';
+import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
+import { isSearch, searchTransactionsJson, TransactionQuerySchema } from '../book/search';
+import { listTransactionsJson, NewTransactionSchema, postTransaction, postTransactionAsBearer } from '../book/transactions';
 import { CreatedTransaction, Transaction } from '../book/views';
 import { Unauthenticated } from './errors';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
 import { route } from './route';
-import { adoptBearerCaller, requireFullCheckedByWrite } from './tiers';
+import { adoptBearerCaller, authorOf, requireFullCheckedByWrite } from './tiers';
 import { pathId } from './validation';
 
-/** Spec: Ledger routes, /transactions (full tier). */
+const transactionId = (raw: string | undefined) => pathId(raw!, 'transaction');
+const noSuchTransaction = refused('`{"error": "no such transaction"}`.');
+
+/** Spec: Ledger routes, /transactions (full tier); D15: reading one, correcting, restoring, searching. */
 export const transactionRoutes = [
   route(
     {
-      method: 'get', path: '/transactions', tier: 'full', summary: 'Transactions, newest first', query: TransactionRangeSchema,
-      description: '`from` and `to` are inclusive bounds on occurred_on. Ordered by occurred_on, then id, descending.',
-      responses: { 200: { description: 'Transactions with their entries.', json: v.array(Transaction) }, 400: badQuery },
+      method: 'get', path: '/transactions', tier: 'full', summary: 'Transactions, newest first', query: TransactionQuerySchema,
+      description:
+        '`from` and `to` are inclusive bounds on occurred_on. Ordered by occurred_on, then id, descending. D15: `q` keeps ' +
+        'transactions whose description contains it (any case), `account_id` those with an entry on that account; with ' +
+        '`limit`, at most that many come back and, when there are more, `Next-Cursor` holds the `cursor` of the next page. ' +
+        'Without these four the answer is exactly the spec\'s.',
+      responses: {
+        200: { description: 'Transactions with their entries.', json: v.array(Transaction), sometimes: { 'Next-Cursor': 'the cursor of the next page (with limit, when more exist)' } },
+        400: badQuery,
+      },
     },
     {},
-    async (c, { query }) => c.body(await listTransactionsJson(c.var.db, query), 200, { 'content-type': 'application/json' }),
+    async (c, { query }) => {
+      const json = { 'content-type': 'application/json' };
+      if (!isSearch(query)) return c.body(await listTransactionsJson(c.var.db, query), 200, json);
+      const page = await searchTransactionsJson(c.var.db, query);
+      return c.body(page.list, 200, page.nextCursor ? { ...json, 'Next-Cursor': page.nextCursor } : json);
+    },
   ),
   route(
     {
@@ -37,7 +47,7 @@ export const transactionRoutes = [
     { guard: requireFullCheckedByWrite },
     async (c, { json }) => {
       const bearer = c.get('bearer');
-      if (bearer === undefined) return c.json({ id: await postTransaction(c.var.db, json, c.var.identity.userId) }, 201);
+      if (bearer === undefined) return c.json({ id: await postTransaction(c.var.db, json, authorOf(c)) }, 201);
       const posted = await postTransactionAsBearer(c.var.db, json, { token: bearer, audience: c.var.config.apiOrigin });
       if (!posted) throw new Unauthenticated();
       await adoptBearerCaller(c, posted.caller);
@@ -46,13 +56,48 @@ export const transactionRoutes = [
   ),
   route(
     {
+      method: 'get', path: '/transactions/{id}', tier: 'full', summary: 'One transaction (D15)', params: { id: positiveId },
+      responses: { 200: { description: 'The transaction with its entries.', json: Transaction }, 400: badId, 404: noSuchTransaction },
+    },
+    {},
+    async (c) => c.json(await getTransaction(c.var.db, transactionId(c.req.param('id')))),
+  ),
+  route(
+    {
+      method: 'put', path: '/transactions/{id}', tier: 'full', summary: 'Corrects a transaction (D15)', params: { id: positiveId }, json: NewTransactionSchema,
+      description: 'Date, description and every entry replaced at once, by the rules of POST; the id and the author stay.',
+      responses: {
+        200: { description: 'Corrected.', json: Transaction },
+        400: badJson('A bad id, or what POST /transactions refuses'),
+        404: noSuchTransaction,
+      },
+    },
+    {},
+    async (c, { json }) => c.json(await updateTransaction(c.var.db, transactionId(c.req.param('id')), json, authorOf(c))),
+  ),
+  route(
+    {
       method: 'delete', path: '/transactions/{id}', tier: 'full', summary: 'Deletes a transaction and its entries', params: { id: positiveId },
-      responses: { 204: { description: 'Deleted.' }, 400: badId, 404: refused('`{"error": "no such transaction"}`.') },
+      responses: { 204: { description: 'Deleted.' }, 400: badId, 404: noSuchTransaction },
     },
     {},
     async (c) => {
-      await deleteTransaction(c.var.db, pathId(c.req.param('id')!, 'transaction'));
+      await deleteTransaction(c.var.db, transactionId(c.req.param('id')), authorOf(c));
       return c.body(null, 204);
     },
+  ),
+  route(
+    {
+      method: 'post', path: '/transactions/{id}/restore', tier: 'full', summary: 'Undoes the delete of a transaction (D15)', params: { id: positiveId },
+      description: 'Recreates the transaction from its last delete record: its id, date, description, author and entries.',
+      responses: {
+        201: { description: 'Restored.', json: Transaction },
+        400: refused('A bad id, or an account the transaction names no longer exists.'),
+        404: refused('The transaction was never deleted.'),
+        409: refused('`{"error": "the transaction exists"}`.'),
+      },
+    },
+    {},
+    async (c) => c.json(await restoreTransaction(c.var.db, transactionId(c.req.param('id')), authorOf(c)), 201),
   ),
 ];

@@ -36,6 +36,8 @@ export async function mintToken(
 export interface BearerIdentity {
   userId: number;
   email: string;
+  /** The token's OAuth client (`ledger-cli` for minted tokens), for the change log (D15). */
+  clientId: string;
   userLastSeenAt: Date | null;
   tokenHash: string;
 }
@@ -65,6 +67,7 @@ function buildBearerLookup(db: Db) {
     .select({
       userId: tokens.userId,
       email: users.email,
+      clientId: tokens.clientId,
       userLastSeenAt: users.lastSeenAt,
       tokenHash: tokens.hash,
       lastUsedAt: tokens.lastUsedAt,
@@ -83,6 +86,7 @@ function buildBearerLookup(db: Db) {
  * item 6). The write then reports the use with `recordBearerUse`.
  */
 export const BEARER_CALLER: SQL = sql`select ${tokens.userId} as user_id, ${users.email} as email,
+      'token'::text as via, ${tokens.clientId} as client_id,
       (extract(epoch from ${users.lastSeenAt}) * 1000)::float8 as user_last_seen_ms,
       ${tokens.hash} as token_hash, (extract(epoch from ${tokens.lastUsedAt}) * 1000)::float8 as token_last_used_ms
     from ${tokens} join ${users} on ${users.id} = ${tokens.userId}
@@ -96,6 +100,8 @@ export function bearerCallerValues(token: string, audience: string): Record<stri
 export interface BearerCallerRow {
   user_id: number;
   email: string;
+  via: 'token';
+  client_id: string;
   user_last_seen_ms: number | null;
   token_hash: string;
   token_last_used_ms: number | null;
@@ -137,6 +143,7 @@ export async function recordBearerUse(db: Db, row: BearerCallerRow): Promise<Bea
   return {
     userId: Number(row.user_id),
     email: row.email,
+    clientId: row.client_id,
     userLastSeenAt: row.user_last_seen_ms === null ? null : new Date(row.user_last_seen_ms),
     tokenHash: row.token_hash,
   };

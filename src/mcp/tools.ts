@@ -6,8 +6,10 @@ import { z } from 'zod';
 import { createAccount, listAccounts } from '../book/accounts';
 import { balanceSheetReport, balancesReport, incomeStatementReport, monthlyReport } from '../book/reports';
 import { getSettings } from '../book/settings';
-import { deleteTransaction, listTransactions, postTransaction } from '../book/transactions';
+import { deleteTransaction } from '../book/corrections';
+import { listTransactions, postTransaction } from '../book/transactions';
 import { Account, Balances, BalanceSheet, CreatedTransaction, IncomeStatement, int, Monthly, Settings, Transaction } from '../book/views';
+import type { Author } from '../book/changes';
 import type { Db } from '../db/database';
 import { databaseRefusal } from '../db/refusals';
 import { invalid, Refusal } from '../errors';
@@ -69,7 +71,8 @@ const OUTPUT_SCHEMAS = Object.fromEntries(
 
 export interface McpContext {
   db: Db;
-  userId: number;
+  /** Who the tools act as: the caller, for authorship and the change log (D15). */
+  author: Author;
   /** Records an unexpected fault of `tool` and returns the only sentence the caller may see (error rule 3). */
   reportFault: (error: unknown, tool: string) => string;
 }
@@ -108,7 +111,7 @@ async function run(context: McpContext, tool: ToolName, body: () => Promise<Reco
 
 /** D8: a new MCP server per request (stateless transport), with the tools in the instance's vocabulary. */
 export async function createLedgerMcpServer(context: McpContext): Promise<McpServer> {
-  const { db, userId } = context;
+  const { db, author } = context;
   const descriptions = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
   const server = new McpServer({ name: 'ledger', version: '0.1.0' });
 
@@ -130,22 +133,22 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
         description: a.description,
         entries: twoEntries(a),
       },
-      userId,
+      author,
     ),
   });
 
   tool('list_accounts', async () => ({ accounts: await listAccounts(db) }));
-  tool('create_account', (a) => createAccount(db, a));
+  tool('create_account', (a) => createAccount(db, a, author));
   tool('get_settings', () => getSettings(db));
   tool('list_transactions', async ({ limit, ...range }) => ({
     transactions: await listTransactions(db, range, limit ?? LIST_LIMIT_DEFAULT),
   }));
   tool('delete_transaction', async ({ id }) => {
-    await deleteTransaction(db, id);
+    await deleteTransaction(db, id, author);
     return { deleted: id };
   });
   tool('record_transaction', async (a) => ({
-    id: await postTransaction(db, { ...a, occurred_on: a.occurred_on ?? todayUtc() }, userId),
+    id: await postTransaction(db, { ...a, occurred_on: a.occurred_on ?? todayUtc() }, author),
   }));
   tool('record_money_in', recordTwoEntries);
   tool('record_money_out', recordTwoEntries);

@@ -1,0 +1,112 @@
+import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import * as v from 'valibot';
+import type { Db } from '../db/database';
+import { changes, INT4_MAX } from '../db/schema';
+import type { Change as ChangeShape } from './views';
+
+type Change = v.InferOutput<typeof ChangeShape>;
+
+// D15: the change log. Every write of the book (src/book/: accounts, transactions, settings)
+// records its change here in the same database transaction as the change itself, so that there is
+// no change without its record and no record without its change. A repository layer rather than
+// triggers: the record holds the full read shapes before and after (a transaction with its
+// entries and account names), which the functions that write already have at hand, and the actor
+// (who, through which app), which a trigger could only read from a transaction-local setting that
+// every writer would have to remember to set.
+
+/** Who makes a change: the person (as their email is then), and through what (D15). */
+export interface Actor {
+  email: string | null;
+  via: 'session' | 'token' | 'cli';
+  /** The token's OAuth client (`ledger-cli` for minted tokens); null for sessions and the CLI. */
+  clientId: string | null;
+}
+
+export const CLI_ACTOR: Actor = { email: null, via: 'cli', clientId: null };
+
+/** The actor of a new transaction, and its author (`created_by`; null for the CLI and imports' own). */
+export interface Author extends Actor {
+  userId: number | null;
+}
+
+type Subject = 'transaction' | 'account' | 'settings';
+type Action = 'create' | 'update' | 'delete' | 'restore';
+
+/** Writes one change record; `db` is the transaction the change itself is written in. */
+export async function recordChange(
+  db: Db,
+  actor: Actor,
+  change: { subject: Subject; subjectId: number | null; action: Action; before: unknown; after: unknown },
+): Promise<void> {
+  await db.insert(changes).values({
+    actorEmail: actor.email,
+    via: actor.via,
+    clientId: actor.clientId,
+    subject: change.subject,
+    subjectId: change.subjectId,
+    action: change.action,
+    before: change.before ?? null,
+    after: change.after ?? null,
+  });
+}
+
+export const CHANGES_LIMIT_DEFAULT = 50;
+export const CHANGES_LIMIT_MAX = 500;
+
+const positiveInteger = (field: string, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a positive integer`),
+    v.regex(/^\d{1,16}$/, `${field} must be a positive integer`),
+    v.transform(Number),
+    v.minValue(1, `${field} must be a positive integer`),
+    v.maxValue(max, `${field} must be at most ${max}`),
+  );
+
+/** `GET /changes` query (D15). */
+export const ChangesQuerySchema = v.object({
+  subject: v.optional(v.picklist(['transaction', 'account', 'settings'], 'subject must be transaction, account or settings')),
+  subject_id: v.optional(positiveInteger('subject_id', INT4_MAX)),
+  before: v.optional(positiveInteger('before', Number.MAX_SAFE_INTEGER)),
+  limit: v.optional(positiveInteger('limit', CHANGES_LIMIT_MAX)),
+});
+export type ChangesQuery = v.InferOutput<typeof ChangesQuerySchema>;
+
+/** Newest first (by id); `next_before` names the next page, or null on the last. */
+export async function listChanges(db: Db, query: ChangesQuery): Promise<{ changes: Change[]; next_before: number | null }> {
+  const limit = query.limit ?? CHANGES_LIMIT_DEFAULT;
+  const conditions: (SQL | undefined)[] = [
+    query.subject === undefined ? undefined : eq(changes.subject, query.subject),
+    query.subject_id === undefined ? undefined : eq(changes.subjectId, query.subject_id),
+    query.before === undefined ? undefined : lt(changes.id, query.before),
+  ];
+  const rows = await db
+    .select()
+    .from(changes)
+    .where(and(...conditions))
+    .orderBy(desc(changes.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit).map((r) => ({
+    id: r.id,
+    at: r.at.toISOString(),
+    actor_email: r.actorEmail,
+    via: r.via,
+    client_id: r.clientId,
+    subject: r.subject,
+    subject_id: r.subjectId,
+    action: r.action,
+    before: r.before,
+    after: r.after,
+  })) as Change[];
+  return { changes: page, next_before: rows.length > limit ? page.at(-1)!.id : null };
+}
+
+/** What transaction `id` was when it was last deleted (the `before` of that record), if it ever was. */
+export async function lastDeleted(db: Db, id: number): Promise<unknown> {
+  const [row] = await db
+    .select({ before: changes.before })
+    .from(changes)
+    .where(and(eq(changes.subject, 'transaction'), eq(changes.subjectId, id), eq(changes.action, 'delete')))
+    .orderBy(desc(changes.id))
+    .limit(1);
+  return row?.before;
+}

@@ -1,0 +1,85 @@
+import { sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import { rowsOf, type Db } from '../db/database';
+import { entries, INT4_MAX, transactions, users } from '../db/schema';
+import { invalid } from '../errors';
+import { DESCRIPTION_MAX, TRANSACTION_JSON, TransactionRangeSchema } from './transactions';
+
+// D15: GET /transactions with `q`, `account_id`, `limit` and `cursor`: finding a transaction by
+// its words or its account, and paging through a long book. Without these parameters the list is
+// exactly the spec's (listTransactionsJson); with any of them, this statement answers.
+
+export const SEARCH_LIMIT_MAX = 1000;
+
+const wholeNumber = (field: string, max: number) =>
+  v.pipe(
+    v.string(`${field} must be a positive integer`),
+    v.regex(/^\d{1,10}$/, `${field} must be a positive integer`),
+    v.transform(Number),
+    v.minValue(1, `${field} must be a positive integer`),
+    v.maxValue(max, `${field} must be at most ${max}`),
+  );
+
+/** The query of GET /transactions: the spec's range, and D15's search and paging. */
+export const TransactionQuerySchema = v.object({
+  ...TransactionRangeSchema.entries,
+  q: v.optional(v.pipe(v.string(), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('a case-insensitive part of the description'))),
+  account_id: v.optional(v.pipe(wholeNumber('account_id', INT4_MAX), v.description('only transactions with an entry on this account'))),
+  limit: v.optional(v.pipe(wholeNumber('limit', SEARCH_LIMIT_MAX), v.description('at most this many; more are announced in Next-Cursor'))),
+  cursor: v.optional(v.pipe(v.string(), v.description('the Next-Cursor of the previous page'))),
+});
+export type TransactionQuery = v.InferOutput<typeof TransactionQuerySchema>;
+
+/** True when the query asks for more than the spec's list. */
+export function isSearch(query: TransactionQuery): boolean {
+  return query.q !== undefined || query.account_id !== undefined || query.limit !== undefined || query.cursor !== undefined;
+}
+
+/** The cursor is where the last page ended: its (occurred_on, id), opaque to the caller. */
+function encodeCursor(occurredOn: string, id: number): string {
+  return Buffer.from(JSON.stringify([occurredOn, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { occurredOn: string; id: number } {
+  try {
+    const [occurredOn, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof occurredOn === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(occurredOn) && Number.isSafeInteger(id)) {
+      return { occurredOn, id: id as number };
+    }
+  } catch {
+    // refused below
+  }
+  throw invalid('cursor is not one this API gave');
+}
+
+/** `%`, `_` and `\` in the words match themselves. */
+const likePattern = (words: string) => `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The page as JSON text (the spec's order), and the cursor of the next page when there is one. */
+export async function searchTransactionsJson(db: Db, query: TransactionQuery): Promise<{ list: string; nextCursor: string | null }> {
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const limit = query.limit ?? null;
+  const result = await db.execute(sql`
+    with page as (
+      select * from ${transactions} t
+      where t.occurred_on >= coalesce(${query.from ?? null}::date, '-infinity'::date)
+        and t.occurred_on <= coalesce(${query.to ?? null}::date, 'infinity'::date)
+        and (${query.q ?? null}::text is null or t.description ilike ${query.q === undefined ? null : likePattern(query.q)}::text)
+        and (${query.account_id ?? null}::integer is null
+          or exists (select 1 from ${entries} e where e.transaction_id = t.id and e.account_id = ${query.account_id ?? null}::integer))
+        and (${after?.occurredOn ?? null}::date is null or (t.occurred_on, t.id) < (${after?.occurredOn ?? null}::date, ${after?.id ?? null}::integer))
+      order by t.occurred_on desc, t.id desc
+      limit ${limit === null ? null : limit + 1}::integer
+    ), shown as (
+      select * from page order by occurred_on desc, id desc limit ${limit}::integer
+    )
+    select
+      (select coalesce(json_agg(${TRANSACTION_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text
+        from shown t left join ${users} u on u.id = t.created_by) as list,
+      (select count(*) from page) > (select count(*) from shown) as more,
+      (select occurred_on::text from shown order by occurred_on asc, id asc limit 1) as last_on,
+      (select id from shown order by occurred_on asc, id asc limit 1) as last_id`);
+  const [row] = rowsOf<{ list: string; more: boolean; last_on: string | null; last_id: number | null }>(result);
+  const nextCursor = row!.more && row!.last_on !== null ? encodeCursor(row!.last_on, Number(row!.last_id)) : null;
+  return { list: row!.list, nextCursor };
+}
