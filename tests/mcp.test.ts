@@ -46,12 +46,18 @@ const TOOLS = [
   'delete_transaction',
   'get_report',
   'get_settings',
+  'get_transaction',
   'list_accounts',
+  'list_changes',
   'list_transactions',
   'move_money',
   'record_money_in',
   'record_money_out',
   'record_transaction',
+  'rename_account',
+  'restore_transaction',
+  'search_transactions',
+  'update_transaction',
 ];
 
 describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
@@ -102,6 +108,64 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
       expect(tool.inputSchema.type, tool.name).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
     }
+  });
+
+  it('D18: every input schema says additionalProperties false; reads are read-only and idempotent, delete_transaction destructive; no listChanged', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      expect(tool.annotations, tool.name).toBeDefined();
+    }
+    const annotations = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+    for (const read of ['list_accounts', 'get_settings', 'list_transactions', 'get_report', 'get_transaction', 'list_changes', 'search_transactions']) {
+      expect(annotations[read], read).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    }
+    expect(annotations.delete_transaction).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(annotations.record_transaction).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
+  });
+
+  it('D18: an argument a tool does not take is refused by name, and nothing is written', async () => {
+    const before = await h.call(token, 'GET', '/transactions');
+    const beforeList = await before.text();
+    const misspelt = await call(client, 'record_money_out', { from_acount_id: 1, to_account_id: 2, amount_cents: 100, description: 'typo' });
+    expect(errorText(misspelt)).toBe('record_money_out takes no argument "from_acount_id"');
+    const extra = await call(client, 'list_accounts', { verbose: true });
+    expect(errorText(extra)).toBe('list_accounts takes no argument "verbose"');
+    expect(await (await h.call(token, 'GET', '/transactions')).text()).toBe(beforeList);
+  });
+
+  it('D18: the D15 tools answer as their HTTP twins', async () => {
+    const accountsList = (await (await h.call(token, 'GET', '/accounts')).json()) as { id: number; name: string; kind: string }[];
+    const [first, second] = accountsList;
+    const created = await call(client, 'record_transaction', {
+      occurred_on: '2026-05-05',
+      description: 'Twin check',
+      entries: [{ account_id: first!.id, amount_cents: 700 }, { account_id: second!.id, amount_cents: -700 }],
+    });
+    const id = (created.structuredContent as { id: number }).id;
+    const viaHttp = await (await h.call(token, 'GET', `/transactions/${id}`)).json();
+    expect((await call(client, 'get_transaction', { id })).structuredContent).toEqual(viaHttp);
+    const updated = await call(client, 'update_transaction', {
+      id,
+      occurred_on: '2026-05-06',
+      description: 'Twin check, corrected',
+      entries: [{ account_id: first!.id, amount_cents: 800 }, { account_id: second!.id, amount_cents: -800 }],
+    });
+    expect(updated.structuredContent).toEqual(await (await h.call(token, 'GET', `/transactions/${id}`)).json());
+    const searched = await call(client, 'search_transactions', { q: 'TWIN CHECK' });
+    expect(searched.structuredContent).toEqual({ transactions: await (await h.call(token, 'GET', '/transactions?q=twin%20check&limit=50')).json() });
+    expect((await call(client, 'delete_transaction', { id })).isError).toBeFalsy();
+    const restored = await call(client, 'restore_transaction', { id });
+    expect(restored.structuredContent).toEqual(await (await h.call(token, 'GET', `/transactions/${id}`)).json());
+    expect(errorText(await call(client, 'restore_transaction', { id }))).toBe('the transaction exists');
+    const spare = (await (await h.call(token, 'POST', '/accounts', { name: 'MCP spare', kind: 'expense' })).json()) as { id: number };
+    const renamed = await call(client, 'rename_account', { id: spare.id, name: 'MCP spare, renamed' });
+    expect(renamed.structuredContent).toEqual({ id: spare.id, name: 'MCP spare, renamed', kind: 'expense' });
+    const changes = await call(client, 'list_changes', { subject: 'transaction', subject_id: id, limit: 10 });
+    expect(changes.structuredContent).toEqual(await (await h.call(token, 'GET', `/changes?subject=transaction&subject_id=${id}&limit=10`)).json());
+    expect((changes.structuredContent as { changes: { action: string }[] }).changes.map((c) => c.action)).toEqual(['restore', 'delete', 'update', 'create']);
+    expect(errorText(await call(client, 'get_transaction', { id: 1999999 }))).toBe('no such transaction');
   });
 
   it('advertises the arguments of the valibot schemas that check them (D8), though the SDK does not enforce them', async () => {

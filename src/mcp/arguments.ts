@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { NewAccountSchema } from '../book/accounts';
 import { AsOfSchema, PeriodSchema } from '../book/reports';
 import { AMOUNT_MAX, DESCRIPTION_MAX, INT4_MAX, NewTransactionSchema, TransactionRangeSchema } from '../book/transactions';
+import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from '../book/changes';
+import { SEARCH_LIMIT_MAX } from '../book/search';
 import { dateString } from '../text';
 
 export const LIST_LIMIT_DEFAULT = 50;
@@ -53,6 +55,18 @@ const TwoEntryArgs = v.object({
   ),
 });
 
+const transactionIdArg = v.pipe(
+  v.number(TRANSACTION_ID_MESSAGE),
+  v.integer(TRANSACTION_ID_MESSAGE),
+  v.minValue(1, TRANSACTION_ID_MESSAGE),
+  v.maxValue(INT4_MAX, 'no such transaction'),
+);
+/** A whole number from 1 to `max`, as the HTTP query parameter of the same name words it. */
+const upTo = (field: string, max: number, description: string) => {
+  const message = `${field} must be an integer from 1 to ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(max, message), v.description(description));
+};
+
 export const ARGS = {
   list_accounts: v.object({}),
   create_account: NewAccountSchema,
@@ -69,14 +83,7 @@ export const ARGS = {
       ),
     ),
   }),
-  delete_transaction: v.object({
-    id: v.pipe(
-      v.number(TRANSACTION_ID_MESSAGE),
-      v.integer(TRANSACTION_ID_MESSAGE),
-      v.minValue(1, TRANSACTION_ID_MESSAGE),
-      v.maxValue(INT4_MAX, 'no such transaction'),
-    ),
-  }),
+  delete_transaction: v.object({ id: transactionIdArg }),
   // POST /transactions' body, except that the date may be left out (D8).
   record_transaction: v.object({ ...NewTransactionSchema.entries, occurred_on: occurredOnArg }),
   record_money_in: TwoEntryArgs,
@@ -88,7 +95,33 @@ export const ARGS = {
     ...AsOfSchema.entries,
     ...PeriodSchema.entries,
   }),
-} satisfies Record<string, v.GenericSchema>;
+  // D18: the twins of D15's routes.
+  get_transaction: v.object({ id: transactionIdArg }),
+  update_transaction: v.object({ id: transactionIdArg, ...NewTransactionSchema.entries }),
+  restore_transaction: v.object({ id: transactionIdArg }),
+  rename_account: v.object({ id: accountIdArg('id', 'the account to rename'), name: NewAccountSchema.entries.name }),
+  list_changes: v.object({
+    subject: v.optional(v.picklist(['transaction', 'account', 'settings'], 'subject must be transaction, account or settings')),
+    subject_id: v.optional(upTo('subject_id', INT4_MAX, 'the id of one transaction or account')),
+    before: v.optional(upTo('before', Number.MAX_SAFE_INTEGER, 'only records older than this id (next_before of the previous page)')),
+    limit: v.optional(upTo('limit', CHANGES_LIMIT_MAX, `at most this many records (default ${CHANGES_LIMIT_DEFAULT})`)),
+  }),
+  search_transactions: v.object({
+    q: v.optional(v.pipe(v.string('q must be text'), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('words in the description, any case'))),
+    account_id: v.optional(accountIdArg('account_id', 'only transactions with an entry on this account')),
+    ...TransactionRangeSchema.entries,
+    limit: v.optional(upTo('limit', SEARCH_LIMIT_MAX, `at most this many transactions (default ${LIST_LIMIT_DEFAULT})`)),
+  }),
+} satisfies Record<string, v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>>;
+
+/**
+ * D18: arguments are strict. An unknown one is refused by name (before the schema, whose object
+ * would drop it quietly), and every advertised input schema says `additionalProperties: false`.
+ */
+export function unknownArgument(tool: ToolName, input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  return Object.keys(input).find((key) => !(key in ARGS[tool].entries));
+}
 
 export type ToolName = keyof typeof ARGS;
 export type ArgsOf<N extends ToolName> = v.InferOutput<(typeof ARGS)[N]>;

@@ -1,21 +1,24 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { z } from 'zod';
 import { createAccount, listAccounts } from '../book/accounts';
 import { balanceSheetReport, balancesReport, incomeStatementReport, monthlyReport } from '../book/reports';
 import { getSettings } from '../book/settings';
-import { deleteTransaction } from '../book/corrections';
-import { listTransactions, postTransaction } from '../book/transactions';
-import { Account, Balances, BalanceSheet, CreatedTransaction, IncomeStatement, int, Monthly, Settings, Transaction } from '../book/views';
+import { updateAccount } from '../book/accounts';
+import { listChanges } from '../book/changes';
+import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
+import { searchTransactionsJson } from '../book/search';
+import { listTransactions, postTransaction, type TransactionView } from '../book/transactions';
+import { Account, Balances, BalanceSheet, ChangePage, CreatedTransaction, IncomeStatement, int, Monthly, Settings, Transaction } from '../book/views';
 import type { Author } from '../book/changes';
 import type { Db } from '../db/database';
 import { databaseRefusal } from '../db/refusals';
 import { invalid, Refusal } from '../errors';
 import { describeIssues, todayUtc } from '../text';
 import { twoEntries } from '../book/rules';
-import { ARGS, LIST_LIMIT_DEFAULT, REPORTS, type ArgsOf, type ToolName } from './arguments';
+import { ARGS, LIST_LIMIT_DEFAULT, REPORTS, unknownArgument, type ArgsOf, type ToolName } from './arguments';
 import { VOCABULARY } from '../book/vocabulary';
 import { describeTools } from './vocabulary';
 
@@ -28,7 +31,8 @@ import { describeTools } from './vocabulary';
  */
 function advertised(schema: v.GenericSchema, typeMode: 'input' | 'output') {
   const { $schema: _, ...json } = toJsonSchema(schema, { typeMode, errorMode: 'ignore' });
-  return z.looseObject({}).meta(json);
+  // D18: an input names every argument there is.
+  return z.looseObject({}).meta(typeMode === 'input' ? { ...json, additionalProperties: false } : json);
 }
 
 type Advertised = ReturnType<typeof advertised>;
@@ -59,6 +63,12 @@ const OUTPUT = {
       v.pipe(Monthly, v.description('report "monthly": one row per month YYYY-MM, oldest first, months without transactions as zeros')),
     ]),
   }),
+  get_transaction: Transaction,
+  update_transaction: Transaction,
+  restore_transaction: Transaction,
+  rename_account: Account,
+  list_changes: ChangePage,
+  search_transactions: v.strictObject({ transactions: v.array(Transaction) }),
 } satisfies Record<ToolName, v.GenericSchema>;
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
@@ -77,9 +87,14 @@ export interface McpContext {
   reportFault: (error: unknown, tool: string) => string;
 }
 
-/** Checks arguments with the tool's valibot schema; a failure is a refusal worded as the HTTP API's (D8). */
-function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, input);
+/**
+ * Checks arguments with the tool's valibot schema; a failure is a refusal worded as the HTTP API's
+ * (D8), and an argument the tool does not take is refused by name (D18).
+ */
+function parse<N extends ToolName>(tool: N, input: unknown): ArgsOf<N> {
+  const unknown = unknownArgument(tool, input);
+  if (unknown !== undefined) throw invalid(`${tool} takes no argument ${JSON.stringify(unknown)}`);
+  const result = v.safeParse(ARGS[tool], input);
   if (!result.success) throw invalid(describeIssues(result.issues));
   return result.output;
 }
@@ -109,6 +124,28 @@ async function run(context: McpContext, tool: ToolName, body: () => Promise<Reco
   }
 }
 
+/** D18: what a client may assume of each tool. */
+const READ = { readOnlyHint: true, idempotentHint: true } as const;
+const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
+  list_accounts: READ,
+  get_settings: READ,
+  list_transactions: READ,
+  get_report: READ,
+  get_transaction: READ,
+  list_changes: READ,
+  search_transactions: READ,
+  create_account: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  record_transaction: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  record_money_in: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  record_money_out: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  move_money: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  // Replacing with the same values again changes nothing more.
+  update_transaction: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  rename_account: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  restore_transaction: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  delete_transaction: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+};
+
 /** D8: a new MCP server per request (stateless transport), with the tools in the instance's vocabulary. */
 export async function createLedgerMcpServer(context: McpContext): Promise<McpServer> {
   const { db, author } = context;
@@ -119,8 +156,8 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
     // Typed without N: the SDK cannot resolve its callback's argument type on a generic index.
     const inputSchema: Advertised = INPUT_SCHEMAS[name];
     const outputSchema: Advertised = OUTPUT_SCHEMAS[name];
-    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema }, (raw) =>
-      run(context, name, () => body(parse(ARGS[name], raw))),
+    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema, annotations: ANNOTATIONS[name] }, (raw) =>
+      run(context, name, () => body(parse(name, raw))),
     );
   };
 
@@ -165,6 +202,16 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
         return { report: a.report, result: await monthlyReport(db, a) };
     }
   });
+  tool('get_transaction', ({ id }) => getTransaction(db, id));
+  tool('update_transaction', ({ id, ...input }) => updateTransaction(db, id, input, author));
+  tool('restore_transaction', ({ id }) => restoreTransaction(db, id, author));
+  tool('rename_account', ({ id, name }) => updateAccount(db, id, { name }, author));
+  tool('list_changes', (query) => listChanges(db, query));
+  tool('search_transactions', async (query) => ({
+    transactions: JSON.parse((await searchTransactionsJson(db, { ...query, limit: query.limit ?? LIST_LIMIT_DEFAULT })).list) as TransactionView[],
+  }));
+  // D18: the tools never change while a client is connected (a new server per request).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
 
   return server;
 }

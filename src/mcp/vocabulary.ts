@@ -31,5 +31,18 @@ export function describeTools(w: Words): Record<ToolName, string> {
       `Read a report, figures in cents: "balances" (every account as of as_of), "balance_sheet" (${w.balanceSheet} ` +
       `as of as_of), "income_statement" (${w.incomeStatement} between from and to) or "monthly" (income and expense ` +
       'totals per month between from and to). as_of defaults to today; from and to to the first and last transaction dates.',
+    get_transaction: 'Read one transaction with its entries, by id.',
+    update_transaction:
+      'Correct a transaction: its date, description and every entry are replaced by the ones given (two or more, ' +
+      'summing to zero); the id and the author stay. The change is kept in the history.',
+    restore_transaction: 'Undo the delete of a transaction: it comes back with its id, date, description, author and entries.',
+    rename_account: 'Rename an account (a unique name, at most ' + ACCOUNT_NAME_MAX + ' characters).',
+    list_changes:
+      'Read the history of the book, newest first: who changed what, when, and through which app, with the ' +
+      'transaction, account or settings before and after. Narrow it to one subject (and subject_id); page with ' +
+      'before = next_before.',
+    search_transactions:
+      'Find transactions by words in their description (any case) or by an account they touch, between optional ' +
+      `dates; newest first, at most limit (default ${LIST_LIMIT_DEFAULT}).`,
   };
 }
