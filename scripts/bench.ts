@@ -171,6 +171,12 @@ async function readScenarios(base: string, auth: Record<string, string>): Promis
       headers: auth,
       connections: 8,
     }),
+    // D15: the first page of the whole book (issue 4/7 item 6), at 8 connections.
+    'GET /transactions?limit=50 (first page of a 100,000-transaction book) at 8 connections': await cannon({
+      url: `${base}/transactions?limit=50`,
+      headers: auth,
+      connections: 8,
+    }),
   };
 }
 
