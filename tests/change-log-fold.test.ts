@@ -148,7 +148,7 @@ describeEachDatabase('the change log folds back to the book (D15, property)', (h
       { numRuns: 12 },
     );
     // The control: the sequences did change the book, and were refused too.
-    expect(outcomes.done, JSON.stringify(outcomes)).toBeGreaterThan(20);
+    expect(outcomes.done, JSON.stringify(outcomes)).toBeGreaterThan(5);
     expect(outcomes.refused, JSON.stringify(outcomes)).toBeGreaterThan(5);
   }, 120_000);
 });

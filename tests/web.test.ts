@@ -393,6 +393,55 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     expect(await balanceIn('Accounts (money we have)', 'Cash box')).toBe('0.00');
   });
 
+  it('D15: a transaction opens for editing from the list; a search finds it; a delete can be undone', async () => {
+    await go('Transactions', 'Transactions');
+    await page.getByRole('button', { name: 'Edit Returned shopping' }).click();
+    const form = page.getByRole('form', { name: 'Edit transaction' });
+    expect(await form.getByLabel('Description').inputValue()).toBe('Returned shopping');
+    expect(await form.getByLabel('Amount 1', { exact: true }).inputValue()).toBe((30).toLocaleString(undefined, { minimumFractionDigits: 2 }));
+    await form.getByLabel('Description').fill('Returned shopping, corrected');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('cell', { name: 'Returned shopping, corrected', exact: true }).waitFor();
+    await form.waitFor({ state: 'detached' });
+
+    await page.getByLabel('Search').fill('CORRECTED');
+    await expect.poll(() => page.getByRole('table', { name: 'History' }).getByRole('row').count()).toBe(2); // the header and the one match
+    await page.getByLabel('Search').fill('');
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete Returned shopping, corrected' }).click();
+    await page.getByRole('cell', { name: 'Returned shopping, corrected', exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Deleted “Returned shopping, corrected”.' }).waitFor();
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByRole('cell', { name: 'Returned shopping, corrected', exact: true }).waitFor();
+  });
+
+  it('D15: a long list comes 50 at a time, with "Load more"', async () => {
+    // 52 more transactions that cancel out, posted with the page's own session.
+    await page.evaluate(async (apiOrigin) => {
+      const accounts = (await (await fetch(`${apiOrigin}/accounts`, { credentials: 'include' })).json()) as { id: number; name: string }[];
+      const bank = accounts.find((a) => a.name === 'Bank')!.id;
+      const groceries = accounts.find((a) => a.name === 'Groceries')!.id;
+      for (let i = 0; i < 52; i++) {
+        const sign = i % 2 ? 1 : -1;
+        await fetch(`${apiOrigin}/transactions`, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ occurred_on: '2020-01-01', description: `Old line ${i}`, entries: [{ account_id: bank, amount_cents: sign * 100 }, { account_id: groceries, amount_cents: -sign * 100 }] }),
+        });
+      }
+    }, api);
+    await go('Ledger', 'Home');
+    await go('Transactions', 'Transactions');
+    const rows = () => page.getByRole('table', { name: 'History' }).getByRole('row').count();
+    await expect.poll(rows).toBe(51);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(async () => (await rows()) > 51).toBe(true);
+    await expect.poll(() => page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    expect(await page.getByRole('cell', { name: 'Old line 0', exact: true }).count()).toBe(1);
+  });
+
   it('switching the book style changes the wording everywhere', async () => {
     await go('Settings', 'Settings');
     await page.getByRole('radio', { name: 'Club (an association)' }).check();

@@ -50,6 +50,8 @@ export function createApp(deps: AppDeps) {
     credentials: true,
     allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'Authorization'],
+    // D15: the web app pages through the list.
+    exposeHeaders: ['Next-Cursor'],
   });
   app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 

@@ -45,7 +45,8 @@ export function withQuery(path: string, query: Record<string, string | undefined
   return params.size ? `${path}?${params}` : path;
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+/** A request with the session cookie; an answer outside 2xx is thrown as an ApiError. */
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
   const res = await fetch(`${apiOrigin}${path}`, {
     method,
     credentials: 'include',
@@ -54,6 +55,17 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   });
   if (res.status === 401 && !SIGN_IN_PATHS.includes(path.split('?')[0]!)) sessionLost();
   if (!res.ok) throw new ApiError(res.status, await messageOf(res));
+  return res;
+}
+
+/** One page of a paged list (D15) and the cursor of the next one, if there is one. */
+export async function apiPage<T>(path: string): Promise<{ items: T[]; next: string | null }> {
+  const res = await send('GET', path);
+  return { items: (await res.json()) as T[], next: res.headers.get('Next-Cursor') };
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await send(method, path, body);
   if (res.status === 204) return undefined as T;
   const type = res.headers.get('content-type') ?? '';
   return (type.includes('json') ? await res.json() : await res.text()) as T;

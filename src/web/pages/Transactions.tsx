@@ -1,11 +1,51 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, withQuery, type Account, type Transaction } from '../api';
-import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
-import { formatDate } from '../money';
+import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
+import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
+import { formatCents, formatDate } from '../money';
 import { RecordForm } from './RecordForm';
+import { entriesOf, SplitLines, type Line } from './SplitLines';
 
-function History({ list, onDelete }: { list: Transaction[]; onDelete(t: Transaction): void }) {
-  if (list.length === 0) return <p>No transactions in this period.</p>;
+/** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
+export const PAGE_SIZE = 50;
+
+/** A transaction opened for correction: its date, words and every entry, saved at once (D15). */
+function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[]; transaction: Transaction; onDone(saved: boolean): void }) {
+  const [date, setDate] = useState(transaction.occurred_on);
+  const [description, setDescription] = useState(transaction.description);
+  const [lines, setLines] = useState<Line[]>(
+    transaction.entries.map((e) => ({ account: String(e.account_id), amount: formatCents(e.amount_cents) })),
+  );
+  const save = useSubmit(async () => {
+    await api('PUT', `/transactions/${transaction.id}`, { occurred_on: date, description, entries: entriesOf(lines) });
+    onDone(true);
+  });
+  return (
+    <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit}>
+      <h3>Edit “{transaction.description}”</h3>
+      <label>
+        Date
+        <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
+      </label>
+      <label>
+        Description
+        <input required maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
+      <ErrorNote error={save.error} />
+      <div className="row">
+        <button type="submit" disabled={save.busy}>
+          Save changes
+        </button>
+        <button type="button" className="secondary" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function History({ list, onEdit, onDelete }: { list: Transaction[]; onEdit(t: Transaction): void; onDelete(t: Transaction): void }) {
+  if (list.length === 0) return <p>No transactions found.</p>;
   return (
     <Scroll>
       <table aria-labelledby="list-heading">
@@ -25,9 +65,14 @@ function History({ list, onDelete }: { list: Transaction[]; onDelete(t: Transact
                 </ul>
               </td>
               <td>
-                <button type="button" className="secondary" onClick={() => onDelete(t)} aria-label={`Delete ${t.description}`}>
-                  Delete
-                </button>
+                <div className="row">
+                  <button type="button" className="secondary" onClick={() => onEdit(t)} aria-label={`Edit ${t.description}`}>
+                    Edit
+                  </button>
+                  <button type="button" className="secondary" onClick={() => onDelete(t)} aria-label={`Delete ${t.description}`}>
+                    Delete
+                  </button>
+                </div>
               </td>
             </tr>
           ))}
@@ -40,23 +85,52 @@ function History({ list, onDelete }: { list: Transaction[]; onDelete(t: Transact
 export function Transactions() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [list, setList] = useState<Transaction[] | null>(null);
-  const [range, setRange] = useState({ from: '', to: '' });
+  const [next, setNext] = useState<string | null>(null);
+  const [query, setQuery] = useState({ from: '', to: '', q: '' });
+  const [editing, setEditing] = useState<Transaction | null>(null);
+  const [deleted, setDeleted] = useState<Transaction | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  const pageOf = (cursor?: string) => withQuery('/transactions', { ...query, limit: String(PAGE_SIZE), cursor });
   const load = useCallback(async () => {
     try {
       setAccounts(await api<Account[]>('GET', '/accounts'));
-      setList(await api<Transaction[]>('GET', withQuery('/transactions', range)));
+      const first = await apiPage<Transaction>(withQuery('/transactions', { ...query, limit: String(PAGE_SIZE) }));
+      setList(first.items);
+      setNext(first.next);
     } catch (e) {
       setError((e as Error).message);
     }
-  }, [range]);
+  }, [query]);
   useEffect(() => void load(), [load]);
+
+  const more = async () => {
+    if (!next) return;
+    try {
+      const page = await apiPage<Transaction>(pageOf(next));
+      setList((shown) => [...(shown ?? []), ...page.items]);
+      setNext(page.next);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
 
   const remove = async (t: Transaction) => {
     if (!window.confirm(`Delete "${t.description}" of ${formatDate(t.occurred_on)}?`)) return;
     try {
       await api('DELETE', `/transactions/${t.id}`);
+      setDeleted(t);
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const undo = async () => {
+    if (!deleted) return;
+    try {
+      await api('POST', `/transactions/${deleted.id}/restore`);
+      setDeleted(null);
       await load();
     } catch (e) {
       setError((e as Error).message);
@@ -76,18 +150,46 @@ export function Transactions() {
           </section>
           <section aria-labelledby="list-heading">
             <h2 id="list-heading">History</h2>
-            <div className="row">
+            {deleted && (
+              <p role="status" className="notice">
+                Deleted “{deleted.description}”.{' '}
+                <button type="button" onClick={() => void undo()}>
+                  Undo
+                </button>
+              </p>
+            )}
+            <div className="row" role="search">
+              <label>
+                Search
+                <input type="search" value={query.q} onChange={(e) => setQuery({ ...query, q: e.target.value })} />
+              </label>
               <label>
                 From
-                <input type="date" value={range.from} onChange={(e) => setRange({ ...range, from: e.target.value })} />
+                <input type="date" value={query.from} onChange={(e) => setQuery({ ...query, from: e.target.value })} />
               </label>
               <label>
                 To
-                <input type="date" value={range.to} onChange={(e) => setRange({ ...range, to: e.target.value })} />
+                <input type="date" value={query.to} onChange={(e) => setQuery({ ...query, to: e.target.value })} />
               </label>
             </div>
             <ErrorNote error={error} />
-            <History list={list} onDelete={(t) => void remove(t)} />
+            {editing && (
+              <EditTransaction
+                key={editing.id}
+                accounts={accounts}
+                transaction={editing}
+                onDone={(saved) => {
+                  setEditing(null);
+                  if (saved) void load();
+                }}
+              />
+            )}
+            <History list={list} onEdit={setEditing} onDelete={(t) => void remove(t)} />
+            {next && (
+              <button type="button" className="secondary" onClick={() => void more()}>
+                Load more
+              </button>
+            )}
           </section>
         </>
       )}
