@@ -442,6 +442,42 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     expect(await page.getByRole('cell', { name: 'Old line 0', exact: true }).count()).toBe(1);
   });
 
+  it('D15: accounts are renamed, their kind fixed, deleted when unused (a used one is explained); the history says it in words', async () => {
+    await go('Accounts', 'Accounts');
+    await page.getByLabel('Name', { exact: true }).fill('Spare tin');
+    await page.getByRole('button', { name: 'Add account' }).click();
+    await page.getByRole('button', { name: 'Change Spare tin' }).click();
+    const spare = page.getByRole('form', { name: 'Change Spare tin' });
+    await spare.getByLabel('Name of Spare tin').fill('Coin jar');
+    await spare.getByRole('button', { name: 'Save Spare tin' }).click();
+    const jar = page.getByRole('button', { name: 'Delete Coin jar' });
+    await jar.waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete Bank' }).click();
+    await page.getByText('the account has entries').waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await jar.click();
+    await jar.waitFor({ state: 'detached' });
+
+    await go('History', 'History');
+    const items = page.getByRole('listitem');
+    await page.getByText(/changed the name from “Spare tin” to “Coin jar” of the account “Coin jar” on .*, from the web app\./).waitFor();
+    await page.getByText(/deleted the account “Coin jar” on .*, from the web app\./).waitFor();
+    expect(await items.count()).toBeGreaterThan(5);
+
+    // One transaction's own history, from its edit form: created, changed, deleted, restored.
+    await go('Transactions', 'Transactions');
+    await page.getByRole('button', { name: 'Edit Returned shopping, corrected' }).click();
+    await page.getByRole('link', { name: 'History of this transaction' }).click();
+    await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
+    await page.getByText(/changed the description from “Returned shopping” to “Returned shopping, corrected” of “Returned shopping, corrected” \(30[.,]00\) on .*, from the web app\./).waitFor();
+    await expect.poll(() => items.count()).toBe(4);
+    await page.getByText(/deleted “Returned shopping, corrected”/).waitFor();
+    await page.getByText(/restored “Returned shopping, corrected”/).waitFor();
+  });
+
   it('switching the book style changes the wording everywhere', async () => {
     await go('Settings', 'Settings');
     await page.getByRole('radio', { name: 'Club (an association)' }).check();

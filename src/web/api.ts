@@ -75,7 +75,7 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 // imports of the views modules: nothing of the server is bundled).
 import type * as v from 'valibot';
 import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
-import type { Account as AccountShape, Register, Section as SectionShape, Transaction as TransactionShape } from '../book/views';
+import type { Account as AccountShape, Change as ChangeShape, Register, Section as SectionShape, Transaction as TransactionShape } from '../book/views';
 import type { Connection as ConnectionShape, Me as MeShape, Passkey as PasskeyShape } from '../identity/views';
 import type { Client } from '../oauth/views';
 
@@ -89,3 +89,4 @@ export type ClientView = v.InferOutput<typeof Client>;
 export type Passkey = v.InferOutput<typeof PasskeyShape>;
 export type Connection = v.InferOutput<typeof ConnectionShape>;
 export type Me = v.InferOutput<typeof MeShape>;
+export type Change = v.InferOutput<typeof ChangeShape>;

@@ -4,6 +4,7 @@ import { api, loadConfig } from './api';
 import { AppProvider, useApp } from './app';
 import { Link, Loading } from './components';
 import { Accounts } from './pages/Accounts';
+import { Changes } from './pages/Changes';
 import { Consent } from './pages/Consent';
 import { Device } from './pages/Device';
 import { Home } from './pages/Home';
@@ -19,6 +20,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/accounts': Accounts,
   '/reports': Reports,
   '/settings': Settings,
+  '/history': Changes,
   '/authorize': Consent,
   '/device': Device,
 };
@@ -44,6 +46,7 @@ function Shell() {
           <Link to="/transactions">Transactions</Link>
           <Link to="/accounts">Accounts</Link>
           <Link to="/reports">Reports</Link>
+          <Link to="/history">History</Link>
           <Link to="/settings">Settings</Link>
         </nav>
         <button type="button" className="secondary" onClick={() => void signOut()}>

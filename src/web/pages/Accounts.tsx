@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Kind } from '../api';
 import { useApp } from '../app';
-import { BalanceTable, ErrorNote, Loading, PageHeading, useSubmit } from '../components';
+import { BalanceTable, ErrorNote, Link, Loading, PageHeading, useSubmit } from '../components';
 import { today } from '../money';
 
 const KINDS: Kind[] = ['asset', 'liability', 'equity', 'income', 'expense'];
@@ -56,6 +56,73 @@ function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
   );
 }
 
+/** D15: rename an account or fix its kind; delete one nothing uses; see its history. */
+function ManageAccount({ account, onChanged }: { account: Account; onChanged(): Promise<void> }) {
+  const { words } = useApp();
+  const [name, setName] = useState(account.name);
+  const [kind, setKind] = useState<Kind>(account.kind);
+  const save = useSubmit(async () => {
+    await api('PUT', `/accounts/${account.id}`, { name, kind });
+    await onChanged();
+  });
+  const remove = useSubmit(async () => {
+    if (!window.confirm(`Delete the account "${account.name}"?`)) return;
+    await api('DELETE', `/accounts/${account.id}`);
+    await onChanged();
+  });
+  // Closed until asked for: the page's own "Name" and "Kind" fields stay the only ones of their name.
+  const [open, setOpen] = useState(false);
+  return (
+    <li>
+      <div className="row">
+        <span>{account.name}</span>
+        <button type="button" className="secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
+          Change {account.name}
+        </button>
+        <button type="button" className="secondary" disabled={remove.busy} onClick={() => void remove.onSubmit()}>
+          Delete {account.name}
+        </button>
+        <Link to={`/history?subject=account&subject_id=${account.id}`}>History of {account.name}</Link>
+      </div>
+      {open && (
+        <form aria-label={`Change ${account.name}`} className="row" onSubmit={save.onSubmit}>
+          <label>
+            Name of {account.name}
+            <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <label>
+            Kind of {account.name}
+            <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+              {KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {words.kinds[k]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" disabled={save.busy || (name === account.name && kind === account.kind)}>
+            Save {account.name}
+          </button>
+        </form>
+      )}
+      <ErrorNote error={save.error ?? remove.error} />
+    </li>
+  );
+}
+
+function ManageAccounts({ balances, onChanged }: { balances: Balance[]; onChanged(): Promise<void> }) {
+  return (
+    <section aria-labelledby="manage-accounts">
+      <h2 id="manage-accounts">Change or delete</h2>
+      <ul className="plain">
+        {balances.map((a) => (
+          <ManageAccount key={`${a.id}:${a.name}:${a.kind}`} account={a} onChanged={onChanged} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function Accounts() {
   const [balances, setBalances] = useState<Balance[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -71,6 +138,7 @@ export function Accounts() {
       <PageHeading>Accounts</PageHeading>
       {balances ? <Balances balances={balances} /> : error ? <ErrorNote error={error} /> : <Loading />}
       <NewAccount onCreated={load} />
+      {balances && <ManageAccounts balances={balances} onChanged={load} />}
     </main>
   );
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
-import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
+import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatCents, formatDate } from '../money';
 import { RecordForm } from './RecordForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
@@ -39,6 +39,7 @@ function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[
         <button type="button" className="secondary" onClick={() => onDone(false)}>
           Cancel
         </button>
+        <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>History of this transaction</Link>
       </div>
     </form>
   );
