@@ -53,6 +53,17 @@ export function isCalendarDate(s: string): boolean {
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
 }
 
+/** A query parameter that is a whole number from 1 to `max` (ids, limits), as a number. */
+export function positiveIntegerParam(field: string, max: number) {
+  return v.pipe(
+    v.string(`${field} must be a positive integer`),
+    v.regex(/^\d{1,16}$/, `${field} must be a positive integer`),
+    v.transform(Number),
+    v.minValue(1, `${field} must be a positive integer`),
+    v.maxValue(max, `${field} must be at most ${max}`),
+  );
+}
+
 /** Today's date in UTC, `YYYY-MM-DD`: the server's default date (D7 reports, D8 tools). */
 export function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);

@@ -2,6 +2,7 @@ import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { changes, INT4_MAX } from '../db/schema';
+import { positiveIntegerParam } from '../text';
 import type { Change as ChangeShape } from './views';
 
 type Change = v.InferOutput<typeof ChangeShape>;
@@ -53,21 +54,12 @@ export async function recordChange(
 export const CHANGES_LIMIT_DEFAULT = 50;
 export const CHANGES_LIMIT_MAX = 500;
 
-const positiveInteger = (field: string, max: number) =>
-  v.pipe(
-    v.string(`${field} must be a positive integer`),
-    v.regex(/^\d{1,16}$/, `${field} must be a positive integer`),
-    v.transform(Number),
-    v.minValue(1, `${field} must be a positive integer`),
-    v.maxValue(max, `${field} must be at most ${max}`),
-  );
-
 /** `GET /changes` query (D15). */
 export const ChangesQuerySchema = v.object({
   subject: v.optional(v.picklist(['transaction', 'account', 'settings'], 'subject must be transaction, account or settings')),
-  subject_id: v.optional(positiveInteger('subject_id', INT4_MAX)),
-  before: v.optional(positiveInteger('before', Number.MAX_SAFE_INTEGER)),
-  limit: v.optional(positiveInteger('limit', CHANGES_LIMIT_MAX)),
+  subject_id: v.optional(positiveIntegerParam('subject_id', INT4_MAX)),
+  before: v.optional(positiveIntegerParam('before', Number.MAX_SAFE_INTEGER)),
+  limit: v.optional(positiveIntegerParam('limit', CHANGES_LIMIT_MAX)),
 });
 export type ChangesQuery = v.InferOutput<typeof ChangesQuerySchema>;
 

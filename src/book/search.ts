@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
 import { entries, INT4_MAX, transactions, users } from '../db/schema';
 import { invalid } from '../errors';
+import { positiveIntegerParam } from '../text';
 import { DESCRIPTION_MAX, TRANSACTION_JSON, TransactionRangeSchema } from './transactions';
 
 // D15: GET /transactions with `q`, `account_id`, `limit` and `cursor`: finding a transaction by
@@ -11,21 +12,12 @@ import { DESCRIPTION_MAX, TRANSACTION_JSON, TransactionRangeSchema } from './tra
 
 export const SEARCH_LIMIT_MAX = 1000;
 
-const wholeNumber = (field: string, max: number) =>
-  v.pipe(
-    v.string(`${field} must be a positive integer`),
-    v.regex(/^\d{1,10}$/, `${field} must be a positive integer`),
-    v.transform(Number),
-    v.minValue(1, `${field} must be a positive integer`),
-    v.maxValue(max, `${field} must be at most ${max}`),
-  );
-
 /** The query of GET /transactions: the spec's range, and D15's search and paging. */
 export const TransactionQuerySchema = v.object({
   ...TransactionRangeSchema.entries,
   q: v.optional(v.pipe(v.string(), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('a case-insensitive part of the description'))),
-  account_id: v.optional(v.pipe(wholeNumber('account_id', INT4_MAX), v.description('only transactions with an entry on this account'))),
-  limit: v.optional(v.pipe(wholeNumber('limit', SEARCH_LIMIT_MAX), v.description('at most this many; more are announced in Next-Cursor'))),
+  account_id: v.optional(v.pipe(positiveIntegerParam('account_id', INT4_MAX), v.description('only transactions with an entry on this account'))),
+  limit: v.optional(v.pipe(positiveIntegerParam('limit', SEARCH_LIMIT_MAX), v.description('at most this many; more are announced in Next-Cursor'))),
   cursor: v.optional(v.pipe(v.string(), v.description('the Next-Cursor of the previous page'))),
 });
 export type TransactionQuery = v.InferOutput<typeof TransactionQuerySchema>;

@@ -20,8 +20,31 @@ function Balances({ balances }: { balances: Balance[] }) {
   });
 }
 
-function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
+/** An account's name and kind, labelled for the form they are in ("Name", or "Name of Bank"). */
+function AccountFields({ of, name, kind, onName, onKind }: { of?: string; name: string; kind: Kind; onName(name: string): void; onKind(kind: Kind): void }) {
   const { words } = useApp();
+  const suffix = of === undefined ? '' : ` of ${of}`;
+  return (
+    <>
+      <label>
+        Name{suffix}
+        <input required maxLength={100} value={name} onChange={(e) => onName(e.target.value)} />
+      </label>
+      <label>
+        Kind{suffix}
+        <select value={kind} onChange={(e) => onKind(e.target.value as Kind)}>
+          {KINDS.map((k) => (
+            <option key={k} value={k}>
+              {words.kinds[k]}
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
+  );
+}
+
+function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
   const [name, setName] = useState('');
   const [kind, setKind] = useState<Kind>('asset');
   const create = useSubmit(async () => {
@@ -33,20 +56,7 @@ function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
     <section aria-labelledby="new-account">
       <h2 id="new-account">New account</h2>
       <form onSubmit={create.onSubmit}>
-        <label>
-          Name
-          <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Kind
-          <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {words.kinds[k]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AccountFields name={name} kind={kind} onName={setName} onKind={setKind} />
         <ErrorNote error={create.error} />
         <button type="submit" disabled={create.busy}>
           Add account
@@ -58,7 +68,6 @@ function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
 
 /** D15: rename an account or fix its kind; delete one nothing uses; see its history. */
 function ManageAccount({ account, onChanged }: { account: Account; onChanged(): Promise<void> }) {
-  const { words } = useApp();
   const [name, setName] = useState(account.name);
   const [kind, setKind] = useState<Kind>(account.kind);
   const save = useSubmit(async () => {
@@ -86,20 +95,7 @@ function ManageAccount({ account, onChanged }: { account: Account; onChanged(): 
       </div>
       {open && (
         <form aria-label={`Change ${account.name}`} className="row" onSubmit={save.onSubmit}>
-          <label>
-            Name of {account.name}
-            <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label>
-            Kind of {account.name}
-            <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
-              {KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {words.kinds[k]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <AccountFields of={account.name} name={name} kind={kind} onName={setName} onKind={setKind} />
           <button type="submit" disabled={save.busy || (name === account.name && kind === account.kind)}>
             Save {account.name}
           </button>

@@ -38,6 +38,22 @@ function ModeChoice({ mode, onChange }: { mode: Mode; onChange(mode: Mode): void
   );
 }
 
+/** The date and the words of a transaction, as every form that writes one asks for them. */
+export function DateAndDescription(props: { date: string; description: string; onDate(date: string): void; onDescription(text: string): void }) {
+  return (
+    <>
+      <label>
+        Date
+        <input type="date" required value={props.date} onChange={(e) => props.onDate(e.target.value)} />
+      </label>
+      <label>
+        Description
+        <input required value={props.description} onChange={(e) => props.onDescription(e.target.value)} maxLength={500} />
+      </label>
+    </>
+  );
+}
+
 /**
  * Money in / money out / move are client words for two-entry transactions (D6): the account that
  * receives gets +amount, the one that gives −amount. A split takes any number of signed lines.
@@ -72,14 +88,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   return (
     <form onSubmit={submit.onSubmit} className="record">
       <ModeChoice mode={mode} onChange={setMode} />
-      <label>
-        Date
-        <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <input required value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />
-      </label>
+      <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       {simple ? (
         <>
           <label>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
 import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatCents, formatDate } from '../money';
-import { RecordForm } from './RecordForm';
+import { DateAndDescription, RecordForm } from './RecordForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
@@ -22,14 +22,7 @@ function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[
   return (
     <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit}>
       <h3>Edit “{transaction.description}”</h3>
-      <label>
-        Date
-        <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <input required maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
+      <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
       <ErrorNote error={save.error} />
       <div className="row">
