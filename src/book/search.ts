@@ -60,7 +60,9 @@ export async function searchTransactionsJson(db: Db, query: TransactionQuery): P
         and (${query.account_id ?? null}::integer is null
           or exists (select 1 from ${entries} e where e.transaction_id = t.id and e.account_id = ${query.account_id ?? null}::integer))
         and (${after?.occurredOn ?? null}::date is null or (t.occurred_on, t.id) < (${after?.occurredOn ?? null}::date, ${after?.id ?? null}::integer))
-      order by t.occurred_on desc, t.id desc
+      -- The order of transactions_occurred_on_id_idx (nulls last, though there are none): only an
+      -- order that matches the index exactly lets a page be read from it, not sorted from the book.
+      order by t.occurred_on desc nulls last, t.id desc nulls last
       limit ${limit === null ? null : limit + 1}::integer
     ), shown as (
       select * from page order by occurred_on desc, id desc limit ${limit}::integer
