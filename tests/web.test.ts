@@ -476,6 +476,24 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await expect.poll(() => items.count()).toBe(4);
     await page.getByText(/deleted “Returned shopping, corrected”/).waitFor();
     await page.getByText(/restored “Returned shopping, corrected”/).waitFor();
+
+    // Every list opens a transaction for editing: here from Home's recent transactions.
+    await go('Ledger', 'Home');
+    await page.getByRole('link', { name: 'Returned shopping, corrected' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    const opened = page.getByRole('form', { name: 'Edit transaction' });
+    await expect.poll(() => opened.getByLabel('Description').inputValue()).toBe('Returned shopping, corrected');
+    await opened.getByRole('button', { name: 'Cancel' }).click();
+
+    // A delete undone from the History page.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete Returned shopping, corrected' }).click();
+    await page.getByRole('cell', { name: 'Returned shopping, corrected', exact: true }).waitFor({ state: 'detached' });
+    await go('History', 'History');
+    await page.getByRole('listitem').first().getByRole('button', { name: 'Undo this delete' }).click();
+    await page.getByText(/restored “Returned shopping, corrected” .* from the web app\./).first().waitFor();
+    await go('Transactions', 'Transactions');
+    await page.getByRole('cell', { name: 'Returned shopping, corrected', exact: true }).waitFor();
   });
 
   it('switching the book style changes the wording everywhere', async () => {

@@ -87,7 +87,9 @@ function RecentTable({ recent }: { recent: Transaction[] }) {
               {recent.map((t) => (
                 <tr key={t.id}>
                   <td>{formatDate(t.occurred_on)}</td>
-                  <th scope="row">{t.description}</th>
+                  <th scope="row">
+                    <Link to={`/transactions?edit=${t.id}`}>{t.description}</Link>
+                  </th>
                   <td className="num">
                     <Money cents={amountOf(t)} />
                   </td>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type AccountRegister } from '../api';
-import { ErrorNote, Money, Scroll, TableHead } from '../components';
+import { ErrorNote, Link, Money, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
 
 function RegisterTable({ register }: { register: AccountRegister }) {
@@ -18,7 +18,9 @@ function RegisterTable({ register }: { register: AccountRegister }) {
           {register.entries.map((e, i) => (
             <tr key={i}>
               <td>{formatDate(e.occurred_on)}</td>
-              <td>{e.description}</td>
+              <td>
+                <Link to={`/transactions?edit=${e.transaction_id}`}>{e.description}</Link>
+              </td>
               <td className="num">
                 <Money cents={e.amount_cents} />
               </td>

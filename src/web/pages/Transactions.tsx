@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
+import { useApp } from '../app';
 import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatCents, formatDate } from '../money';
 import { DateAndDescription, RecordForm } from './RecordForm';
@@ -97,6 +98,14 @@ export function Transactions() {
     }
   }, [query]);
   useEffect(() => void load(), [load]);
+
+  // Every list links a transaction here with ?edit=<id>: it opens for editing (D15).
+  const { path } = useApp();
+  const editId = new URLSearchParams(path.split('?')[1] ?? '').get('edit');
+  useEffect(() => {
+    if (!editId) return;
+    api<Transaction>('GET', `/transactions/${encodeURIComponent(editId)}`).then(setEditing, (e: Error) => setError(e.message));
+  }, [editId]);
 
   const more = async () => {
     if (!next) return;
