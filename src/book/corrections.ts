@@ -3,7 +3,7 @@ import { rowsOf, sqlConstraint, sqlState, type Db } from '../db/database';
 import { entries, transactions, users } from '../db/schema';
 import { conflict, notFound } from '../errors';
 import { lastDeleted, recordChange, type Actor } from './changes';
-import { checkBalanced, TRANSACTION_JSON, type NewTransaction, type TransactionView } from './transactions';
+import { checkBalanced, entryArrays, TRANSACTION_JSON, type NewTransaction, type TransactionView } from './transactions';
 
 // D15: a transaction read by its id, corrected, deleted and restored, each with its change record
 // in the same database transaction.
@@ -36,10 +36,11 @@ export async function getTransaction(db: Db, id: number): Promise<TransactionVie
 
 /** The entries of `input` written for transaction `id`, in the order given (their ids follow it). */
 async function writeEntries(db: Db, id: number, occurredOn: string, lines: NewTransaction['entries']): Promise<void> {
+  const { account_ids, amounts } = entryArrays(lines);
   await db.execute(sql`
     insert into ${entries} (transaction_id, occurred_on, account_id, amount_cents)
     select ${id}::integer, ${occurredOn}::date, line.account_id, line.amount_cents
-    from unnest(${`{${lines.map((e) => e.account_id).join(',')}}`}::integer[], ${`{${lines.map((e) => e.amount_cents).join(',')}}`}::bigint[])
+    from unnest(${account_ids}::integer[], ${amounts}::bigint[])
       with ordinality as line(account_id, amount_cents, n)
     order by line.n`);
 }

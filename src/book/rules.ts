@@ -19,6 +19,11 @@ export function naturalBalance(kind: AccountKind, sum: number): number {
   return isCreditNormal(kind) ? -sum : sum;
 }
 
+/** What a transaction moved: the sum of its positive entries (the same figure as its negative ones). */
+export function amountMoved(entries: readonly { amount_cents: number }[]): number {
+  return entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0);
+}
+
 export interface TwoEntryMovement {
   /** Where the money goes: this account's entry is +amount. */
   to_account_id: number;

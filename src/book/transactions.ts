@@ -146,13 +146,19 @@ const insertByAuthor = preparedStatement<{ id: number }>(
 );
 const insertByBearer = preparedStatement<BearerCallerRow & { id: number }>(insertStatement(BEARER_CALLER));
 
-function transactionValues(input: NewTransaction): Record<string, string> {
+/**
+ * Entries as the two array literals a statement unnests (validated integers only), so that its
+ * text is the same whatever the number of entries.
+ */
+export function entryArrays(lines: NewTransaction['entries']): { account_ids: string; amounts: string } {
   return {
-    occurred_on: input.occurred_on,
-    description: input.description,
-    account_ids: `{${input.entries.map((e) => e.account_id).join(',')}}`,
-    amounts: `{${input.entries.map((e) => e.amount_cents).join(',')}}`,
+    account_ids: `{${lines.map((e) => e.account_id).join(',')}}`,
+    amounts: `{${lines.map((e) => e.amount_cents).join(',')}}`,
   };
+}
+
+function transactionValues(input: NewTransaction): Record<string, string> {
+  return { occurred_on: input.occurred_on, description: input.description, ...entryArrays(input.entries) };
 }
 
 export type TransactionView = v.InferOutput<typeof Transaction>;

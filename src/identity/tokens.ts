@@ -134,7 +134,7 @@ export async function authenticateBearer(
 }
 
 /**
- * The caller a write found with `bearerCaller`, its use stamped as `authenticateBearer` stamps it
+ * The caller a write found with `BEARER_CALLER`, its use stamped as `authenticateBearer` stamps it
  * (the token and its grant at most once a minute; the user's last seen is the caller's to stamp).
  */
 export async function recordBearerUse(db: Db, row: BearerCallerRow): Promise<BearerIdentity> {

@@ -3,9 +3,9 @@ import { api, withQuery, type Account, type Change, type Transaction } from '../
 import { useApp } from '../app';
 import { ErrorNote, Loading, PageHeading } from '../components';
 import { formatCents, formatDate } from '../money';
+import { amountMoved } from '../../book/rules';
 
-/** What a transaction moved: the sum of its positive entries. */
-const amountOf = (t: Transaction) => t.entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0);
+const amountOf = (t: Transaction) => amountMoved(t.entries);
 
 /** Through what the change came, in words. */
 function through(change: Change): string {

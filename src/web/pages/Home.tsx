@@ -3,6 +3,7 @@ import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
 import { daysBefore, formatDate, today } from '../money';
+import { amountMoved } from '../../book/rules';
 
 type Balance = Account & { balance_cents: number };
 interface Month {
@@ -27,8 +28,7 @@ async function recentTransactions(): Promise<Transaction[]> {
   return list.slice(0, RECENT);
 }
 
-/** What a transaction moved: the sum of its positive entries (the same figure as its negative ones). */
-const amountOf = (t: Transaction) => t.entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0);
+const amountOf = (t: Transaction) => amountMoved(t.entries);
 
 function MonthCards({ month }: { month: Month | null }) {
   const { words } = useApp();

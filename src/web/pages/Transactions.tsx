@@ -90,7 +90,7 @@ export function Transactions() {
   const load = useCallback(async () => {
     try {
       setAccounts(await api<Account[]>('GET', '/accounts'));
-      const first = await apiPage<Transaction>(withQuery('/transactions', { ...query, limit: String(PAGE_SIZE) }));
+      const first = await apiPage<Transaction>(pageOf());
       setList(first.items);
       setNext(first.next);
     } catch (e) {
