@@ -485,6 +485,15 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await expect.poll(() => opened.getByLabel('Description').inputValue()).toBe('Returned shopping, corrected');
     await opened.getByRole('button', { name: 'Cancel' }).click();
 
+    // ... and from an account's register on the Reports page.
+    await go('Reports', 'Reports');
+    await page.getByLabel('From').fill(LAST_MONTH);
+    await page.getByRole('combobox', { name: 'Account' }).selectOption({ label: 'Groceries' });
+    await page.getByRole('table', { name: 'Account register' }).getByRole('link', { name: 'Returned shopping, corrected' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
+    await expect.poll(() => opened.getByLabel('Description').inputValue()).toBe('Returned shopping, corrected');
+    await opened.getByRole('button', { name: 'Cancel' }).click();
+
     // A delete undone from the History page.
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete Returned shopping, corrected' }).click();
