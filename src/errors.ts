@@ -4,10 +4,18 @@
  */
 export type RefusalReason = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unsupported_media_type';
 
+/** One line of a file that cannot be taken, by its line number (D16: a statement's line or entry). */
+export interface LineError {
+  line: number;
+  error: string;
+}
+
 export class Refusal extends Error {
   constructor(
     readonly reason: RefusalReason,
     message: string,
+    /** The lines at fault, answered beside `error` as `errors` (D16). */
+    readonly errors?: readonly LineError[],
   ) {
     super(message);
     this.name = 'Refusal';
@@ -29,6 +37,7 @@ export const invalid = (message: string) => new Refusal('invalid', message);
 export const forbidden = (message: string) => new Refusal('forbidden', message);
 export const notFound = (message: string) => new Refusal('not_found', message);
 export const conflict = (message: string) => new Refusal('conflict', message);
+export const invalidLines = (message: string, errors: readonly LineError[]) => new Refusal('invalid', message, errors);
 
 /** A start-up failure the operator can fix (a busy port, a busy data directory); printed as one line before exit 1. */
 export class StartupError extends Error {

@@ -28,3 +28,8 @@ export const namedResponseSchemas = (): Record<string, v.GenericSchema> => Objec
 export const int = v.pipe(v.number(), v.integer());
 export const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601, UTC'));
 export const url = v.pipe(v.string(), v.url());
+
+/** A JSON object body that refuses a key it does not know, naming it; `what` is said otherwise. */
+export function strictBody<const E extends v.ObjectEntries>(entries: E, what: string) {
+  return v.strictObject(entries, (issue) => (issue.expected === 'never' ? `unknown field ${String(issue.input)}` : what));
+}

@@ -44,6 +44,7 @@ describe('ledger backup and restore (D14)', () => {
   let token: string;
   const authenticator = new SoftwareAuthenticator();
   let before: Record<string, unknown>;
+  let ofx: Record<string, unknown>;
 
   const ledger = (args: string[], database: TestDatabase) => runLedger(args, { env: { DATABASE_URL: database.url }, cwd: root });
   const fresh = async (backend: Backend) => {
@@ -81,6 +82,15 @@ describe('ledger backup and restore (D14)', () => {
     }
     expect((await call('DELETE', `/transactions/${posted[3]}`)).status).toBe(204);
     expect((await call('PUT', '/settings', { book_style: 'club' })).status).toBe(200);
+    // D16: an import rule and the bank references of an imported statement come along.
+    expect((await call('POST', '/import-rules', { pattern: 'hall', account_id: ids['Venue: hall "A"'] })).status).toBe(201);
+    const statement = {
+      account_id: ids.Bank, format: 'csv', unmatched_account_id: ids.Dues, csv: { date_column: 0, description_column: 1, amount_column: 2, date_format: 'YYYY-MM-DD', decimal: '.', header: false },
+      content: '2026-05-01,Hall rent,-50.00\n2026-05-02,Dues Sam,20.00\n',
+    };
+    expect((await call('POST', '/imports', statement)).status).toBe(201);
+    ofx = { account_id: ids.Card, format: 'ofx', unmatched_account_id: ids.Dues, content: readFileSync(new URL('./fixtures/imports/ofx-2-xml.ofx', import.meta.url), 'utf8') };
+    expect(((await (await call('POST', '/imports', ofx)).json()) as { created: number[] }).created).toHaveLength(3);
     before = await readAll(app, token);
   }, 120_000);
 
@@ -93,7 +103,7 @@ describe('ledger backup and restore (D14)', () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries, 37 changes`);
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 42 changes, 1 import_rules, 3 import_references`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
@@ -102,7 +112,7 @@ describe('ledger backup and restore (D14)', () => {
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 29 transactions, 58 entries, 37 changes$/);
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 42 changes, 1 import_rules, 3 import_references$/);
     expect(await readAll(appOn(middle), token)).toEqual(before);
 
     const second = path.join(root, 'second.ledger-backup');
@@ -124,6 +134,13 @@ describe('ledger backup and restore (D14)', () => {
     expect(account.status).toBe(201);
     const ids = (before['/accounts'] as { id: number }[]).map((a) => a.id);
     expect(((await account.json()) as { id: number }).id).toBeGreaterThan(Math.max(...ids));
+    // The bank references came along: the same statement again adds nothing (D16).
+    const again = await requester(app)('/imports', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(ofx),
+    });
+    expect(await again.json()).toEqual({ created: [], duplicates: [1, 2, 3], errors: [] });
   }, 120_000);
 
   it('refuses, with one line and changing nothing: a non-empty target, a file that is not a backup, a truncated, an altered and a newer one', async () => {

@@ -68,6 +68,16 @@ const FULL = [
   'put /accounts/{id}',
   'delete /accounts/{id}',
   'get /changes',
+  // D16 (beyond the spec; full tier).
+  'post /imports/preview',
+  'post /imports',
+  'get /import-rules',
+  'post /import-rules',
+  'delete /import-rules/{id}',
+  // D17 (full tier).
+  'get /export/transactions.csv',
+  'get /export/ledger.journal',
+  'get /export/ledger.beancount',
 ];
 
 function specTier(operation: string): string | undefined {
@@ -253,14 +263,14 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
           continue;
         }
         for (const [mediaType, { schema }] of Object.entries<Json>(response.content)) {
-          expect(['application/json', 'text/plain'], `${what}: media type`).toContain(mediaType);
+          expect(['application/json', 'text/plain', 'text/csv'], `${what}: media type`).toContain(mediaType);
           expect(isInformative(doc, schema), `${what} ${mediaType}: an informative schema`).toBe(true);
           if (mediaType === 'application/json' && !isSuccess(status)) {
             // Spec: Errors, Shapes ({error} / {error, error_description}); MCP answers JSON-RPC errors (D8).
             const refs = [schema.$ref, ...(schema.anyOf ?? []).map((s: Json) => s.$ref)].filter(Boolean);
             expect(refs.length, `${what}: a named error shape`).toBeGreaterThan(0);
             for (const ref of refs) {
-              expect(['Error', 'OAuthError', 'JsonRpcError'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
+              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
             }
           }
         }
@@ -505,6 +515,23 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     const changes = await expectDocumented(await h.call(token, 'GET', '/changes?limit=500'), 'GET', '/changes');
     expect(changes.changes.length).toBeGreaterThan(0);
     await expectDocumented(await h.call(token, 'GET', '/changes?limit=0'), 'GET', '/changes');
+
+    // D16: a statement previewed, imported, refused; import rules.
+    const rule = await expectDocumented(await h.call(token, 'POST', '/import-rules', { pattern: 'Groceries', account_id: ids['OA Food']! }), 'POST', '/import-rules');
+    await expectDocumented(await h.call(token, 'POST', '/import-rules', { pattern: '', account_id: ids['OA Food']! }), 'POST', '/import-rules');
+    await expectDocumented(await h.call(token, 'GET', '/import-rules'), 'GET', '/import-rules');
+    const statementAccount = await expectDocumented(await h.call(token, 'POST', '/accounts', { name: 'OA Statement', kind: 'asset' }), 'POST', '/accounts');
+    const statement = {
+      account_id: statementAccount.id, format: 'csv', unmatched_account_id: ids['OA Food']!,
+      content: 'Date,Description,Amount\n2024-03-01,Groceries,-1.00\n', csv: { date_column: 'Date', description_column: 'Description', amount_column: 'Amount', date_format: 'YYYY-MM-DD', decimal: '.' },
+    };
+    const previewed = await expectDocumented(await h.call(token, 'POST', '/imports/preview', statement), 'POST', '/imports/preview');
+    expect(previewed.lines).toHaveLength(1);
+    await expectDocumented(await h.call(token, 'POST', '/imports/preview', { ...statement, format: 'ofx', csv: undefined }), 'POST', '/imports/preview');
+    await expectDocumented(await h.call(token, 'POST', '/imports', statement), 'POST', '/imports');
+    await expectDocumented(await h.call(token, 'POST', '/imports', { ...statement, content: 'Date,Description,Amount\n2024-02-30,Groceries,-1.00\n' }), 'POST', '/imports');
+    await expectDocumented(await h.call(token, 'DELETE', `/import-rules/${rule.id}`), 'DELETE', '/import-rules/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/import-rules/${rule.id}`), 'DELETE', '/import-rules/{id}');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

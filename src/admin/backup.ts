@@ -35,10 +35,13 @@ const TABLES = [
   { name: 'entries', key: 'id' },
   // D15; backups made before the change log (schema 4 and earlier) have none.
   { name: 'changes', key: 'id', since: 5 },
+  // D16; backups made before imports (schema 5 and earlier) have none.
+  { name: 'import_rules', key: 'id', since: 6 },
+  { name: 'import_references', key: 'reference', since: 6 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Rows = Record<TableName, Record<string, unknown>[]>;

@@ -89,3 +89,27 @@ export const ChangePage = responseSchema('ChangePage', v.strictObject({
   changes: v.pipe(v.array(Change), v.description('newest first')),
   next_before: v.pipe(v.nullable(int), v.description('pass as `before` for the next page; null on the last')),
 }));
+
+// D16: bank statements in.
+export const ImportRule = responseSchema('ImportRule', v.strictObject({ id: int, pattern: v.string(), account_id: int }));
+export const ImportLineError = responseSchema('ImportLineError', v.strictObject({
+  line: v.pipe(int, v.description('CSV: the 1-based physical line in the file; OFX and camt.053: the 1-based position of the entry')),
+  error: v.string(),
+}));
+export const ImportPreview = responseSchema('ImportPreview', v.strictObject({
+  lines: v.array(v.strictObject({
+    line: int,
+    occurred_on: date,
+    description: v.string(),
+    amount_cents: v.pipe(cents, v.description('money into the statement account positive')),
+    counter_account_id: int,
+    rule_id: v.pipe(v.nullable(int), v.description('the rule that chose the counter account; null: unmatched_account_id')),
+    duplicate_of: v.pipe(v.nullable(int), v.description('the transaction this line was imported as (or matches) before; null: new')),
+  })),
+  errors: v.array(ImportLineError),
+}));
+export const ImportResult = responseSchema('ImportResult', v.strictObject({
+  created: v.pipe(v.array(int), v.description('the new transaction ids, in the order of the lines')),
+  duplicates: v.pipe(v.array(int), v.description('the line numbers left out as duplicates')),
+  errors: v.array(ImportLineError),
+}));

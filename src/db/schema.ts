@@ -10,6 +10,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -273,6 +274,38 @@ export const changes = pgTable(
     // The history of one transaction or account, newest first; and the last delete to restore from.
     index('changes_subject_idx').on(t.subject, t.subjectId, t.id),
   ],
+);
+
+/**
+ * D16: the rules that book a statement line against a counter account: `pattern` is a
+ * case-insensitive substring of the line's description; the lowest id that matches wins. A rule
+ * goes with its account when that account is deleted.
+ */
+export const importRules = pgTable('import_rules', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  pattern: text('pattern').notNull(),
+  accountId: integer('account_id')
+    .notNull()
+    .references(() => accounts.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+});
+
+/**
+ * D16: the bank references (OFX FITID, camt AcctSvcrRef or NtryRef) imported on an account, so a
+ * line seen before is a duplicate even when its transaction was deleted since (deliberately: the
+ * person removed it). `transaction_id` names the transaction the line became; no foreign key, for
+ * that reason (a restore brings the same id back).
+ */
+export const importReferences = pgTable(
+  'import_references',
+  {
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    reference: text('reference').notNull(),
+    transactionId: integer('transaction_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.reference] })],
 );
 
 export type User = typeof users.$inferSelect;

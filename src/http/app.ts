@@ -50,8 +50,8 @@ export function createApp(deps: AppDeps) {
     credentials: true,
     allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowHeaders: ['Content-Type', 'Authorization'],
-    // D15: the web app pages through the list.
-    exposeHeaders: ['Next-Cursor'],
+    // D15: the web app pages through the list; D17: it names a downloaded export as the API does.
+    exposeHeaders: ['Next-Cursor', 'Content-Disposition'],
   });
   app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 

@@ -86,7 +86,7 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
   if (error instanceof Refusal) {
     const status = STATUS_OF[error.reason];
     if (oauth) return answerOAuth(c, 'invalid_request', error.message, status === 415 ? 415 : 400);
-    return c.json({ error: error.message }, status);
+    return c.json(error.errors ? { error: error.message, errors: error.errors } : { error: error.message }, status);
   }
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own rejections (malformed JSON); their messages are fixed strings of the framework.

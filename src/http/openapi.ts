@@ -125,7 +125,7 @@ function describeReply(op: Operation, status: number, reply: Reply): Json {
   ]);
   const content: Json = {};
   if (reply.json) content['application/json'] = { schema: convert(reply.json, conversion().response) };
-  if (reply.text) content['text/plain'] = { schema: { type: 'string', description: reply.text } };
+  if (reply.text) content[reply.media ?? 'text/plain'] = { schema: { type: 'string', description: reply.text } };
   return {
     description: reply.description,
     ...(Object.keys(headers).length ? { headers } : {}),

@@ -5,12 +5,14 @@ import { responseSchema } from '../shapes';
 // The answers many routes share, as the API description shows them (src/http/route.ts adds the
 // ones a route has by its tier and body; src/http/errors.ts is where they are made).
 
-/** One documented answer: a JSON body, a plain-text body, both (alternatives), or none. */
+/** One documented answer: a JSON body, a text body, both (alternatives), or none. */
 export interface Reply {
   description: string;
   json?: v.GenericSchema;
-  /** A text/plain body; the value describes it. */
+  /** A text body (text/plain unless `media` names another type); the value describes it. */
   text?: string;
+  /** The media type of the `text` body when it is not text/plain (D17: `text/csv`). */
+  media?: string;
   /** Response headers always sent: name → description. */
   headers?: Record<string, string>;
   /** Response headers sent in some cases only: name → description. */

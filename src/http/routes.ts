@@ -3,7 +3,9 @@ import { authRoutes } from './auth';
 import { changeRoutes } from './changes';
 import { connectionRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
+import { exportRoutes } from './exports';
 import { healthRoutes } from './health';
+import { importRoutes, importRuleRoutes } from './imports';
 import { mcpRoutes } from './mcp';
 import { oauthRoutes } from './oauth';
 import { passkeyRoutes } from './passkeys';
@@ -29,6 +31,9 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/settings', settingsRoutes],
   ['/transactions', transactionRoutes],
   ['/reports', reportRoutes],
+  ['/export', exportRoutes],
   ['/changes', changeRoutes],
+  ['/imports', importRoutes],
+  ['/import-rules', importRuleRoutes],
   ['/mcp', mcpRoutes],
 ];

@@ -12,19 +12,21 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** D16: the lines at fault of a refused statement (`errors` beside `error`), if any. */
+    readonly errors: ImportLineError[] = [],
   ) {
     super(message);
   }
 }
 
-/** The message of an API error body, in any of the spec's three shapes. */
-async function messageOf(res: Response): Promise<string> {
+/** The refusal of an API error body, in any of the spec's three shapes, with D16's line errors. */
+async function refusalOf(res: Response): Promise<ApiError> {
   const text = await res.text();
   try {
-    const body = JSON.parse(text) as { error?: string; error_description?: string };
-    return body.error_description ?? body.error ?? text;
+    const body = JSON.parse(text) as { error?: string; error_description?: string; errors?: ImportLineError[] };
+    return new ApiError(res.status, body.error_description ?? body.error ?? text, Array.isArray(body.errors) ? body.errors : []);
   } catch {
-    return text || `request failed (${res.status})`;
+    return new ApiError(res.status, text || `request failed (${res.status})`);
   }
 }
 
@@ -54,7 +56,7 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 401 && !SIGN_IN_PATHS.includes(path.split('?')[0]!)) sessionLost();
-  if (!res.ok) throw new ApiError(res.status, await messageOf(res));
+  if (!res.ok) throw await refusalOf(res);
   return res;
 }
 
@@ -71,11 +73,60 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
   return (type.includes('json') ? await res.json() : await res.text()) as T;
 }
 
+/**
+ * The file name of a `Content-Disposition` answer (RFC 6266 §4.3: `filename*` wins over
+ * `filename`), without any folder part; null when it names none.
+ */
+export function fileNameOf(disposition: string | null): string | null {
+  const extended = /filename\*\s*=\s*[^']*'[^']*'([^;\s]+)/i.exec(disposition ?? '');
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(disposition ?? '');
+  const name = (extended && decoded(extended[1]!)) ?? plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2];
+  return name?.split(/[\\/]/).pop()?.trim() || null;
+}
+
+function decoded(percentEncoded: string): string | null {
+  try {
+    return decodeURIComponent(percentEncoded);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * D17: a download from the API (an export) with the session cookie: the answer becomes a Blob,
+ * saved under the name the API gives in Content-Disposition (exposed by its CORS rules), else
+ * under `fallbackName`. A refused request is thrown as an ApiError, like any other.
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const res = await send('GET', path);
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileNameOf(res.headers.get('Content-Disposition')) ?? fallbackName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The browser reads the Blob after this click returns: let it go once the download has begun.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 // The shapes the API answers: the output types of the server's own valibot schemas (type-only
 // imports of the views modules: nothing of the server is bundled).
 import type * as v from 'valibot';
+import type { ImportRequestSchema } from '../book/imports/booking';
 import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
-import type { Account as AccountShape, Change as ChangeShape, Register, Section as SectionShape, Transaction as TransactionShape } from '../book/views';
+import type {
+  Account as AccountShape,
+  Change as ChangeShape,
+  ImportLineError as ImportLineErrorShape,
+  ImportPreview as ImportPreviewShape,
+  ImportResult as ImportResultShape,
+  ImportRule as ImportRuleShape,
+  Register,
+  Section as SectionShape,
+  Transaction as TransactionShape,
+} from '../book/views';
 import type { Connection as ConnectionShape, Me as MeShape, Passkey as PasskeyShape } from '../identity/views';
 import type { Client } from '../oauth/views';
 
@@ -90,3 +141,9 @@ export type Passkey = v.InferOutput<typeof PasskeyShape>;
 export type Connection = v.InferOutput<typeof ConnectionShape>;
 export type Me = v.InferOutput<typeof MeShape>;
 export type Change = v.InferOutput<typeof ChangeShape>;
+/** D16: the body of `POST /imports/preview` and `POST /imports`. */
+export type StatementRequest = v.InferInput<typeof ImportRequestSchema>;
+export type ImportRule = v.InferOutput<typeof ImportRuleShape>;
+export type ImportPreview = v.InferOutput<typeof ImportPreviewShape>;
+export type ImportResult = v.InferOutput<typeof ImportResultShape>;
+export type ImportLineError = v.InferOutput<typeof ImportLineErrorShape>;

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { download, withQuery } from './api';
 import { useApp } from './app';
-import { formatCents } from './money';
+import { formatCents, formatDate } from './money';
 
 export function Link({ to, children, className }: { to: string; children: ReactNode; className?: string }) {
   const { navigate, path } = useApp();
@@ -146,5 +147,57 @@ export function TableHead({ columns, numeric = [], actions = false }: { columns:
         )}
       </tr>
     </thead>
+  );
+}
+
+/** D17: the books out, one file per format, and the name each is saved under when the API names none. */
+const EXPORTS = [
+  { label: 'Download CSV', path: '/export/transactions.csv', fallbackName: 'ledger-transactions.csv' },
+  { label: 'Download hledger journal', path: '/export/ledger.journal', fallbackName: 'ledger.journal' },
+  { label: 'Download Beancount', path: '/export/ledger.beancount', fallbackName: 'ledger.beancount' },
+];
+
+type Period = { from: string; to: string };
+
+function periodInWords({ from, to }: Period): string {
+  if (from && to) return `The transactions from ${formatDate(from)} to ${formatDate(to)}, as a file:`;
+  if (from) return `The transactions from ${formatDate(from)} on, as a file:`;
+  if (to) return `The transactions up to ${formatDate(to)}, as a file:`;
+  return 'Every transaction of the book, as a file:';
+}
+
+/**
+ * Buttons that download the transactions of `period` (the whole book where a date is empty) as
+ * CSV, an hledger journal or a Beancount file (D17), with the API's message when one fails.
+ */
+export function ExportButtons({ period }: { period: Period }) {
+  const hint = useId();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const save = async (file: (typeof EXPORTS)[number]) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await download(withQuery(file.path, period), file.fallbackName);
+    } catch (e) {
+      setError(`${file.label} failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="stack exports">
+      <p className="muted" id={hint}>
+        {periodInWords(period)}
+      </p>
+      <div className="row" role="group" aria-label="Downloads" aria-describedby={hint}>
+        {EXPORTS.map((file) => (
+          <button key={file.path} type="button" className="secondary" disabled={busy} onClick={() => void save(file)}>
+            {file.label}
+          </button>
+        ))}
+      </div>
+      <ErrorNote error={error} />
+    </div>
   );
 }

@@ -4,10 +4,12 @@ import { api, loadConfig } from './api';
 import { AppProvider, useApp } from './app';
 import { Link, Loading } from './components';
 import { Accounts } from './pages/Accounts';
+import { AnnualReport } from './pages/AnnualReport';
 import { Changes } from './pages/Changes';
 import { Consent } from './pages/Consent';
 import { Device } from './pages/Device';
 import { Home } from './pages/Home';
+import { Import } from './pages/Import';
 import { Reports } from './pages/Reports';
 import { Settings } from './pages/Settings';
 import { SignIn } from './pages/SignIn';
@@ -17,8 +19,10 @@ import './styles.css';
 const PAGES: Record<string, () => React.JSX.Element> = {
   '/': Home,
   '/transactions': Transactions,
+  '/import': Import,
   '/accounts': Accounts,
   '/reports': Reports,
+  '/reports/annual': AnnualReport,
   '/settings': Settings,
   '/history': Changes,
   '/authorize': Consent,
@@ -44,6 +48,7 @@ function Shell() {
             Ledger
           </Link>
           <Link to="/transactions">Transactions</Link>
+          <Link to="/import">Import</Link>
           <Link to="/accounts">Accounts</Link>
           <Link to="/reports">Reports</Link>
           <Link to="/history">History</Link>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Section } from '../api';
 import { useApp } from '../app';
-import { BalanceTable, ErrorNote, Loading, Money, PageHeading } from '../components';
+import { BalanceTable, ErrorNote, ExportButtons, Link, Loading, Money, PageHeading } from '../components';
 import { today } from '../money';
 import { MonthlyChart, type Month } from './MonthlyChart';
 import { Register } from './Register';
@@ -85,6 +85,9 @@ export function Reports() {
   return (
     <main>
       <PageHeading>Reports</PageHeading>
+      <p>
+        <Link to="/reports/annual">Annual report</Link> <span className="muted">— a year on one printable page</span>
+      </p>
       {!figures ? (
         error ? <ErrorNote error={error} /> : <Loading />
       ) : (
@@ -102,6 +105,10 @@ export function Reports() {
               Net: <Money cents={figures.statement.net_cents} />
             </p>
             <MonthlyChart months={figures.months} />
+          </section>
+          <section aria-labelledby="export-heading">
+            <h2 id="export-heading">Download</h2>
+            <ExportButtons period={period} />
           </section>
           <Register accounts={figures.accounts} period={period} />
         </>

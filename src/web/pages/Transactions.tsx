@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
-import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
+import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatCents, formatDate } from '../money';
 import { DateAndDescription, RecordForm } from './RecordForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
@@ -175,6 +175,7 @@ export function Transactions() {
                 <input type="date" value={query.to} onChange={(e) => setQuery({ ...query, to: e.target.value })} />
               </label>
             </div>
+            <ExportButtons period={{ from: query.from, to: query.to }} />
             <ErrorNote error={error} />
             {editing && (
               <EditTransaction

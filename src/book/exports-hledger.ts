@@ -1,0 +1,46 @@
+import type { Db } from '../db/database';
+import type { AccountKind } from '../db/schema';
+import { accountNames, decimal, oneLine, readBook, transactionsOf, type JournalQuery } from './exports';
+
+// D17: GET /export/ledger.journal, a journal hledger reads (checked with `hledger -f FILE bal` in
+// tests/exports.test.ts).
+
+const TOP_LEVEL: Record<AccountKind, string> = {
+  asset: 'assets',
+  liability: 'liabilities',
+  equity: 'equity',
+  income: 'income',
+  expense: 'expenses',
+};
+
+/**
+ * An account name as one hledger component: `:` separates components and two spaces end a name
+ * in a posting, so each colon and control character becomes a space, runs of white space one
+ * space, and the ends are trimmed. Everything else (accents, `=`, quotes, `;`) hledger reads as is.
+ */
+export function hledgerComponent(name: string): string {
+  return name.replace(/[\p{Cc}:]/gu, ' ').replace(/\s+/gu, ' ').trim();
+}
+
+/**
+ * A description on a transaction's first line. hledger has no escape there: `;` anywhere starts a
+ * comment, so each becomes `,`; line breaks become spaces. The transaction id goes first as the
+ * transaction's code, `(42)`, so a description that starts with `*`, `!` or `(` is not read as a
+ * status or a code.
+ */
+function hledgerDescription(text: string): string {
+  return oneLine(text).replace(/;/g, ',');
+}
+
+/** D17: the journal: the commodity's format, every account declared, then one transaction per transaction. */
+export async function hledgerJournal(db: Db, query: JournalQuery): Promise<string> {
+  const book = await readBook(db, query);
+  const names = accountNames(book, TOP_LEVEL, hledgerComponent);
+  const lines = [`commodity 1000.00 ${query.commodity}`, ''];
+  for (const account of book.accounts) lines.push(`account ${names.get(account.id)!}`);
+  for (const t of transactionsOf(book)) {
+    lines.push('', `${t.occurredOn} (${t.id}) ${hledgerDescription(t.description)}`);
+    for (const e of t.entries) lines.push(`    ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

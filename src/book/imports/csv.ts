@@ -1,0 +1,231 @@
+import { CsvError, parse } from 'csv-parse/sync';
+import { invalid } from '../../errors';
+import { parseAmount, type DecimalMark } from './amounts';
+import type { CsvColumn, CsvOptions } from './csv-options';
+import { parseDate } from './dates';
+import { cleanDescription, collectLine, lineFault, shown, type ParsedStatement } from './statement';
+
+// D16: a CSV statement, laid out as its `csv` options say. `line` is the physical line of the file
+// where a row starts (a quoted field may run over several lines), the skipped preamble and the
+// header counted.
+
+/** A row of the file and the physical line it starts on. */
+interface Row {
+  cells: string[];
+  line: number;
+}
+
+/** A column found: its index, and how a message names it. */
+interface Column {
+  index: number;
+  label: string;
+}
+
+interface Columns {
+  date: Column;
+  description: Column;
+  amount: { amount: Column } | { debit: Column; credit: Column };
+}
+
+export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
+  const { rest, skipped } = skipLines(text, options.skip_rows);
+  const delimiter = options.delimiter ?? detectDelimiter(rest, skipped);
+  const rows = readRows(rest, delimiter, skipped);
+  let columns: Columns;
+  let body = rows;
+  if (options.header) {
+    const header = rows[0];
+    if (!header) throw invalid(options.skip_rows > 0 ? `the file has no header row after the ${options.skip_rows} lines csv.skip_rows skips` : 'the file has no header row');
+    columns = findColumns(options, (column, field) => headerColumn(header, column, field, delimiter));
+    body = rows.slice(1);
+  } else {
+    columns = findColumns(options, indexColumn);
+  }
+
+  const statement: ParsedStatement = { lines: [], errors: [] };
+  const widest = Math.max(...columnsOf(columns).map((c) => c.index));
+  for (const row of body) {
+    collectLine(statement, row.line, `line ${row.line}`, () => {
+      if (row.cells.length <= widest) {
+        const missing = columnsOf(columns).find((c) => c.index >= row.cells.length)!;
+        throw lineFault(`the row has ${row.cells.length} ${row.cells.length === 1 ? 'column' : 'columns'}, too few to hold ${missing.label}`);
+      }
+      const cell = (c: Column) => row.cells[c.index]!;
+      return {
+        occurred_on: parseDate(cell(columns.date), options.date_format),
+        description: cleanDescription(cell(columns.description)),
+        amount_cents: 'amount' in columns.amount
+          ? parseAmount(cell(columns.amount.amount), options.decimal)
+          : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), options.decimal),
+        reference: null,
+      };
+    });
+  }
+  return statement;
+}
+
+/** The text after `count` lines of preamble, and how many lines were skipped (fewer when the file is shorter). */
+function skipLines(text: string, count: number): { rest: string; skipped: number } {
+  let at = 0;
+  for (let skipped = 0; skipped < count; skipped++) {
+    const end = text.indexOf('\n', at);
+    if (end === -1) return { rest: '', skipped: at < text.length ? skipped + 1 : skipped };
+    at = end + 1;
+  }
+  return { rest: text.slice(at), skipped: count };
+}
+
+const CANDIDATES = [',', ';', '\t', '|'] as const;
+const SAMPLE_ROWS = 5;
+const delimiterName = (d: string) => (d === '\t' ? 'tab' : `"${d}"`);
+
+/**
+ * The delimiter, when the options name none: of `,` `;` tab and `|`, the one found most often
+ * outside quotes in the first row (the header, or the first row without one); a tie goes to the
+ * one found as often in each of the next rows; anything else is refused, not guessed.
+ */
+function detectDelimiter(text: string, skipped: number): string {
+  const rows = sampleRows(text);
+  const first = rows[0];
+  if (!first) return ',';
+  const line = skipped + first.line;
+  const most = Math.max(...first.counts);
+  if (most === 0) throw invalid(`line ${line}: cannot tell the delimiter: the row has no , ; tab or |; give csv.delimiter`);
+  let tied = CANDIDATES.filter((_, k) => first.counts[k] === most);
+  if (tied.length > 1) tied = tied.filter((d) => rows.every((row) => row.counts[CANDIDATES.indexOf(d)] === most));
+  if (tied.length !== 1) {
+    const names = CANDIDATES.filter((_, k) => first.counts[k] === most).map(delimiterName).join(' and ');
+    throw invalid(`line ${line}: cannot tell the delimiter: ${names} are as frequent as each other; give csv.delimiter`);
+  }
+  return tied[0]!;
+}
+
+/** The first few non-blank rows: the line each starts on and how often each candidate occurs outside quotes. */
+function sampleRows(text: string): { line: number; counts: number[] }[] {
+  const rows: { line: number; counts: number[] }[] = [];
+  let counts = CANDIDATES.map(() => 0);
+  let quoted = false;
+  let blank = true;
+  let line = 1;
+  let rowLine = 1;
+  for (let i = 0; i < text.length && rows.length < SAMPLE_ROWS; i++) {
+    const ch = text[i]!;
+    if (ch === '\n') {
+      line++;
+      if (quoted) continue;
+      if (!blank) rows.push({ line: rowLine, counts });
+      counts = CANDIDATES.map(() => 0);
+      blank = true;
+      rowLine = line;
+      continue;
+    }
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted) {
+      const k = (CANDIDATES as readonly string[]).indexOf(ch);
+      if (k !== -1) counts[k]!++;
+    }
+    if (ch !== ' ' && ch !== '\t') blank = false;
+  }
+  if (!blank && rows.length < SAMPLE_ROWS) rows.push({ line: rowLine, counts });
+  return rows;
+}
+
+/**
+ * Every non-blank row (a row of empty fields is blank too) with the line it starts on. csv-parse
+ * counts the lines where a record ends (with `\n` line breaks, which readableText made them all);
+ * a row starts as many lines earlier as its fields hold line breaks.
+ */
+function readRows(text: string, delimiter: string, skipped: number): Row[] {
+  const rows: Row[] = [];
+  let lastEnd = 0;
+  try {
+    parse(text, {
+      delimiter,
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      on_record: (cells: string[], context) => {
+        lastEnd = context.lines;
+        rows.push({ cells, line: skipped + context.lines - lineBreaksIn(cells) });
+        return null;
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      throw invalid(`line ${skipped + nextRowLine(text, lastEnd)}: a quoted field opens in this row and is never closed`);
+    }
+    const line = skipped + Number((error as { lines?: number }).lines ?? 1);
+    throw invalid(`line ${line}: the file cannot be read as CSV (${error.message})`);
+  }
+  return rows;
+}
+
+function lineBreaksIn(cells: readonly string[]): number {
+  let count = 0;
+  for (const cell of cells) for (let at = cell.indexOf('\n'); at !== -1; at = cell.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/** The first non-blank line after line `after`: where the row that broke starts (only when refusing: it splits the text). */
+function nextRowLine(text: string, after: number): number {
+  const lines = text.split('\n');
+  let index = after;
+  while (index < lines.length && lines[index]!.trim() === '') index++;
+  return index + 1;
+}
+
+type Resolve = (column: CsvColumn, field: string) => Column;
+
+function findColumns(options: CsvOptions, resolve: Resolve): Columns {
+  return {
+    date: resolve(options.date_column, 'date_column'),
+    description: resolve(options.description_column, 'description_column'),
+    amount: options.amount_column !== undefined
+      ? { amount: resolve(options.amount_column, 'amount_column') }
+      : { debit: resolve(options.debit_column!, 'debit_column'), credit: resolve(options.credit_column!, 'credit_column') },
+  };
+}
+
+const columnsOf = (columns: Columns): Column[] => [columns.date, columns.description, ...Object.values(columns.amount)];
+
+/** Without a header, columns are 0-based indexes only. */
+function indexColumn(column: CsvColumn, field: string): Column {
+  if (typeof column === 'string') {
+    throw invalid(`csv.${field} names a column (${shown(column)}) but csv.header is false: give its 0-based index`);
+  }
+  return { index: column, label: `column ${column}` };
+}
+
+/** A column by its name in the header row (exactly, spaces around it aside), or by its index within the header. */
+function headerColumn(header: Row, column: CsvColumn, field: string, delimiter: string): Column {
+  const names = header.cells.map((cell) => cell.trim());
+  if (typeof column === 'number') {
+    if (column >= names.length) {
+      throw invalid(`line ${header.line}: the header has ${names.length} columns (0 to ${names.length - 1}); csv.${field} is ${column}`);
+    }
+    return { index: column, label: names[column] ? `${shown(names[column])} (column ${column})` : `column ${column}` };
+  }
+  const found = names.flatMap((name, index) => (name === column ? [index] : []));
+  if (found.length === 1) return { index: found[0]!, label: `${shown(column)} (column ${found[0]})` };
+  if (found.length > 1) {
+    throw invalid(`line ${header.line}: the header has ${found.length} columns named ${shown(column)}; give csv.${field} as a 0-based index`);
+  }
+  const listed = names.slice(0, 12).map((name) => shown(name)).join(', ') + (names.length > 12 ? ', …' : '');
+  const hint = names.length === 1 ? ` (with the delimiter ${delimiterName(delimiter)} the header is one column: is that the file's delimiter?)` : '';
+  throw invalid(`line ${header.line}: the header has no column ${shown(column)}; its columns are ${listed}${hint}`);
+}
+
+/**
+ * D16: a debit column (money out, negative whatever its sign) and a credit column (money in); one
+ * of them empty. A zero counts as empty when the other is filled in: some banks write 0,00 in the
+ * column not used.
+ */
+function splitAmount(debit: string, credit: string, decimal: DecimalMark): number {
+  if (debit.trim() === '' && credit.trim() === '') throw lineFault('the debit and the credit are both empty');
+  const out = debit.trim() === '' ? 0 : Math.abs(parseAmount(debit, decimal));
+  const into = credit.trim() === '' ? 0 : Math.abs(parseAmount(credit, decimal));
+  if (out !== 0 && into !== 0) throw lineFault(`both the debit ${shown(debit.trim())} and the credit ${shown(credit.trim())} are filled in`);
+  return into - out;
+}

@@ -1,0 +1,127 @@
+import { invalid, type LineError } from '../../errors';
+import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from '../../text';
+import { DESCRIPTION_MAX } from '../transactions';
+
+// D16: what every statement reader gives back, and the checks they share: the file as text, a
+// line's fault, its description.
+
+export type { LineError };
+
+/** One line of a bank statement, read (D16). */
+export interface StatementLine {
+  /** CSV: the 1-based physical line where the row starts; OFX and camt: the 1-based position of the entry. */
+  line: number;
+  /** YYYY-MM-DD, a real calendar date. */
+  occurred_on: string;
+  description: string;
+  /** Money into the account positive, out of it negative: a safe integer. */
+  amount_cents: number;
+  /** The bank's own reference of the entry (OFX FITID; camt AcctSvcrRef, else NtryRef); CSV: null. */
+  reference: string | null;
+}
+
+/** A statement read: its good lines, and the lines at fault with the reason. */
+export interface ParsedStatement {
+  lines: StatementLine[];
+  errors: LineError[];
+}
+
+/**
+ * A problem of one line (a bad date, a bad amount, an empty description): recorded against that
+ * line while the others are still read. A file that cannot be read at all is a Refusal instead.
+ */
+export class LineFault extends Error {
+  override name = 'LineFault';
+}
+
+export const lineFault = (message: string) => new LineFault(message);
+
+/**
+ * Reads one line with `read`; its LineFault becomes the line's error, prefixed with `label`
+ * ("line 7", "STMTTRN 3", "Ntry 2") so the message names where to look.
+ */
+export function collectLine(into: ParsedStatement, line: number, label: string, read: () => Omit<StatementLine, 'line'>): void {
+  try {
+    into.lines.push({ line, ...read() });
+  } catch (error) {
+    if (!(error instanceof LineFault)) throw error;
+    into.errors.push({ line, error: `${label}: ${error.message}` });
+  }
+}
+
+/** A value from the file as a message shows it: in quotes, cut to `max` characters (enough to find it, never a whole hostile field). */
+export function shown(value: string, max = 40): string {
+  // At most twice as many UTF-16 units as characters shown: bounded work whatever the field's size.
+  const chars = Array.from(value.slice(0, max * 2));
+  return chars.length > max || value.length > max * 2 ? `"${chars.slice(0, max).join('')}…"` : `"${value}"`;
+}
+
+/** The 1-based line of position `index` in text whose line breaks are `\n`. */
+export function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) line++;
+  return line;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The file's content as the readers take it: its byte order mark gone and every line break `\n`
+ * (so lines are counted one way everywhere). A file that is not text is refused whole, never read
+ * into garbage lines: NUL characters are what a binary file or UTF-16 read as UTF-8 holds, U+FFFD
+ * what bytes that are not UTF-8 were decoded to, lone surrogates what no text holds.
+ */
+export function readableText(content: string): string {
+  const text = content.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const nul = text.indexOf('\u0000');
+  if (nul !== -1) {
+    throw invalid(`line ${lineAt(text, nul)}: the file is not text: it holds NUL characters (is it UTF-16, or not a statement at all?); save it as UTF-8`);
+  }
+  const replaced = text.indexOf('\uFFFD');
+  if (replaced !== -1) {
+    throw invalid(`line ${lineAt(text, replaced)}: the file is not UTF-8 text: it holds characters that could not be read (U+FFFD); save it as UTF-8`);
+  }
+  if (!text.isWellFormed()) {
+    throw invalid(`line ${lineAt(text, LONE_SURROGATE.exec(text)!.index)}: the file is not valid Unicode text (it holds a lone surrogate)`);
+  }
+  return text;
+}
+
+/**
+ * D16: a description joins the line's texts (payee and memo) with " — " (an em dash between
+ * spaces): it reads as one phrase, and neither OFX names nor remittance texts use it themselves, so
+ * a rule's pattern can still match either part. Parts that are empty, or repeat an earlier part
+ * (case folded), are left out.
+ */
+export const DESCRIPTION_JOINER = ' — ';
+
+/** Whitespace of any kind (line breaks in a quoted field, tabs, no-break spaces) as one space. */
+export const collapseWhitespace = (text: string): string => text.replace(/\s+/gu, ' ').trim();
+
+export function joinTexts(parts: readonly (string | undefined)[], joiner = DESCRIPTION_JOINER): string {
+  const kept: string[] = [];
+  const seen = new Set<string>();
+  for (const part of parts) {
+    const text = collapseWhitespace(part ?? '');
+    const key = text.toLowerCase();
+    if (text === '' || seen.has(key)) continue;
+    seen.add(key);
+    kept.push(text);
+  }
+  return kept.join(joiner);
+}
+
+/**
+ * A line's description as a transaction takes it (D6 limits, NewTransactionSchema): whitespace
+ * collapsed, cut to DESCRIPTION_MAX characters (code points, never half a pair). Text the
+ * transaction would refuse is the line's fault, not cleaned away: empty (`empty` says what was
+ * missing), control characters, text-direction controls.
+ */
+export function cleanDescription(text: string, empty = 'the description is empty'): string {
+  const collapsed = collapseWhitespace(text);
+  if (collapsed === '') throw lineFault(empty);
+  if (hasControlCharacters(collapsed)) throw lineFault('the description must not contain control characters');
+  if (hasDisplayControlCharacters(collapsed)) throw lineFault(displayControlRefusal('the description'));
+  if (collapsed.length <= DESCRIPTION_MAX) return collapsed;
+  return [...collapsed].slice(0, DESCRIPTION_MAX).join('').trimEnd();
+}

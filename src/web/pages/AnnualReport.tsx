@@ -1,0 +1,208 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { api, withQuery, type Section } from '../api';
+import { useApp } from '../app';
+import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
+import { formatDate, today } from '../money';
+
+// The annual report (issue 5/7 item 4): one year's income statement and the balance sheet at its
+// end (D7, natural sign per D6), in the book style's words (D12), beside the year before when the
+// book has one, on a page that prints as it reads (the print rules of styles.css).
+
+interface IncomeStatement {
+  from: string;
+  to: string;
+  income: Section;
+  expenses: Section;
+  net_cents: number;
+}
+interface BalanceSheet {
+  assets: Section;
+  liabilities: Section;
+  equity: Section;
+  net_income_cents: number;
+}
+interface YearFigures {
+  year: number;
+  statement: IncomeStatement;
+  sheet: BalanceSheet;
+}
+
+async function figuresOf(year: number): Promise<YearFigures> {
+  const [statement, sheet] = await Promise.all([
+    api<IncomeStatement>('GET', withQuery('/reports/income-statement', { from: `${year}-01-01`, to: `${year}-12-31` })),
+    api<BalanceSheet>('GET', withQuery('/reports/balance-sheet', { as_of: `${year}-12-31` })),
+  ]);
+  return { year, statement, sheet };
+}
+
+/**
+ * The years a report can be asked for, newest first: those of the book (from the year of its
+ * first transaction to the year of its last: the bounds of the whole-book income statement, D7)
+ * and the current year.
+ */
+function yearsOf(first: string, last: string, current: number): number[] {
+  const years = new Set([current]);
+  for (let year = Number(first.slice(0, 4)); year <= Number(last.slice(0, 4)); year++) years.add(year);
+  return [...years].sort((a, b) => b - a);
+}
+
+interface Row {
+  id: number;
+  name: string;
+  /** One figure per year shown, the year reported first. */
+  figures: number[];
+}
+
+/** The accounts of one section across the years shown; an account with nothing in any of them is left out. */
+function rowsOf(sections: Section[]): Row[] {
+  return sections[0]!.lines
+    .map((line) => ({
+      id: line.id,
+      name: line.name,
+      figures: sections.map((section) => section.lines.find((other) => other.id === line.id)?.balance_cents ?? 0),
+    }))
+    .filter((row) => row.figures.some((cents) => cents !== 0));
+}
+
+function FigureRow({ name, figures, className }: { name: string; figures: number[]; className?: string }) {
+  return (
+    <tr className={className}>
+      <th scope="row">{name}</th>
+      {figures.map((cents, i) => (
+        <td key={i} className="num">
+          <Money cents={cents} />
+        </td>
+      ))}
+    </tr>
+  );
+}
+
+/** One section of a statement as a group of rows: its name, its accounts and its total. */
+function SectionRows({ title, sections }: { title: string; sections: Section[] }) {
+  return (
+    <tbody>
+      <tr className="group">
+        <th scope="rowgroup" colSpan={sections.length + 1}>
+          {title}
+        </th>
+      </tr>
+      {rowsOf(sections).map((row) => (
+        <FigureRow key={row.id} name={row.name} figures={row.figures} />
+      ))}
+      <FigureRow name="Total" figures={sections.map((section) => section.total_cents)} className="total" />
+    </tbody>
+  );
+}
+
+/**
+ * One statement: its heading, the period it covers, and one table whose columns are the years
+ * shown (the year reported first), so that the figures of every section line up on paper.
+ */
+function Statement({ id, title, period, years, children }: { id: string; title: string; period: string; years: string[]; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <p className="muted">{period}</p>
+      <Scroll>
+        <table className="report" aria-labelledby={id}>
+          <TableHead columns={['Account', ...years]} numeric={years} />
+          {children}
+        </table>
+      </Scroll>
+    </section>
+  );
+}
+
+function Statements({ shown }: { shown: YearFigures[] }) {
+  const { words } = useApp();
+  const [reported] = shown as [YearFigures];
+  const years = shown.map((figures) => String(figures.year));
+  const statements = shown.map((figures) => figures.statement);
+  const sheets = shown.map((figures) => figures.sheet);
+  return (
+    <>
+      <Statement
+        id="annual-statement-heading"
+        title={words.incomeStatement}
+        period={`From ${formatDate(reported.statement.from)} to ${formatDate(reported.statement.to)}`}
+        years={years}
+      >
+        <SectionRows title={words.kinds.income} sections={statements.map((s) => s.income)} />
+        <SectionRows title={words.kinds.expense} sections={statements.map((s) => s.expenses)} />
+        <tbody>
+          <FigureRow name="Result for the year" figures={statements.map((s) => s.net_cents)} className="total result" />
+        </tbody>
+      </Statement>
+      <Statement id="annual-sheet-heading" title={words.balanceSheet} period={`At ${formatDate(`${reported.year}-12-31`)}`} years={years}>
+        <SectionRows title={words.kinds.asset} sections={sheets.map((s) => s.assets)} />
+        <SectionRows title={words.kinds.liability} sections={sheets.map((s) => s.liabilities)} />
+        <SectionRows title={words.kinds.equity} sections={sheets.map((s) => s.equity)} />
+        <tbody>
+          <FigureRow name="Result to date" figures={sheets.map((s) => s.net_income_cents)} className="total result" />
+        </tbody>
+      </Statement>
+    </>
+  );
+}
+
+export function AnnualReport() {
+  const [years, setYears] = useState<number[] | null>(null);
+  const [year, setYear] = useState<number | null>(null);
+  const [shown, setShown] = useState<YearFigures[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  // The book's years; the default is last year when the book has it, else this year.
+  useEffect(() => {
+    api<IncomeStatement>('GET', '/reports/income-statement')
+      .then((whole) => {
+        const current = Number(today().slice(0, 4));
+        const offered = yearsOf(whole.from, whole.to, current);
+        setYears(offered);
+        setYear(offered.includes(current - 1) ? current - 1 : current);
+      })
+      .catch((e: Error) => setError(e.message));
+  }, []);
+
+  // The chosen year, and the year before beside it when the book has that one too.
+  useEffect(() => {
+    if (year === null || years === null) return;
+    // A year chosen since this one was asked for wins, whichever answer comes first.
+    let latest = true;
+    const compare = years.includes(year - 1);
+    Promise.all(compare ? [figuresOf(year), figuresOf(year - 1)] : [figuresOf(year)])
+      .then((figures) => {
+        if (!latest) return;
+        setShown(figures);
+        setError(null);
+      })
+      .catch((e: Error) => latest && setError(e.message));
+    return () => {
+      latest = false;
+    };
+  }, [year, years]);
+
+  return (
+    <main className="annual-report">
+      <PageHeading>{year === null ? 'Annual report' : `Annual report ${year}`}</PageHeading>
+      {years && year !== null && (
+        <div className="row screen-only">
+          <label>
+            Year
+            <select value={year} onChange={(e) => setYear(Number(e.target.value))}>
+              {years.map((y) => (
+                <option key={y} value={y}>
+                  {y}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={() => window.print()}>
+            Print
+          </button>
+        </div>
+      )}
+      <ErrorNote error={error} />
+      {shown && shown[0]!.year === year ? <Statements shown={shown} /> : !error && <Loading />}
+    </main>
+  );
+}

@@ -1,0 +1,253 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type Kind, type StatementRequest } from '../api';
+import { useApp } from '../app';
+import { ErrorNote, Link, Loading, PageHeading } from '../components';
+import { csvOptions, CsvMappingFields, guessMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
+import { ImportPreview, LineErrors } from './ImportPreview';
+import { ImportRules } from './ImportRules';
+
+// D16: a bank statement in. The person picks the statement's account, the account for lines no
+// rule matches and the file; the format is detected; a CSV file's columns are mapped. A preview
+// shows every line as it would be booked; the import books the new ones, all or nothing.
+
+type Format = StatementRequest['format'];
+const FORMATS: { value: Format; label: string }[] = [
+  { value: 'csv', label: 'CSV' },
+  { value: 'ofx', label: 'OFX or QFX' },
+  { value: 'camt053', label: 'camt.053 (ISO 20022 XML)' },
+];
+
+const LAST_ACCOUNT = 'ledger.import.account';
+const counterKey = (accountId: string) => `ledger.import.counter.${accountId}`;
+
+/** The format of a statement, by its content first (the XML formats say what they are), then its name. */
+export function detectFormat(name: string, text: string): Format {
+  const head = text.slice(0, 65_536);
+  if (/^\s*OFXHEADER/.test(head) || /<OFX>/i.test(head) || /\.(ofx|qfx)$/i.test(name)) return 'ofx';
+  if (/camt\.053/.test(head)) return 'camt053';
+  return 'csv';
+}
+
+/** The file's text: UTF-8, or Windows-1252 (many banks' CSV exports) when it is not valid UTF-8. */
+async function readStatementFile(file: File): Promise<string> {
+  const text = await file.text();
+  return text.includes('\uFFFD') ? new TextDecoder('windows-1252').decode(await file.arrayBuffer()) : text;
+}
+
+function KindSelect({ label, kinds, accounts, value, onChange }: { label: string; kinds: Kind[]; accounts: Account[]; value: string; onChange(v: string): void }) {
+  const { words } = useApp();
+  return (
+    <label>
+      {label}
+      <select required value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Choose…</option>
+        {kinds.map((kind) => (
+          <optgroup key={kind} label={words.kinds[kind]}>
+            {accounts
+              .filter((a) => a.kind === kind)
+              .map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name}
+                </option>
+              ))}
+          </optgroup>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+interface StatementFile {
+  name: string;
+  text: string;
+  /** Which file this is: a preview belongs to the file it was made from. */
+  serial: number;
+}
+interface Refusal {
+  message?: string;
+  errors: ImportLineError[];
+}
+const refusalOf = (e: unknown): Refusal =>
+  e instanceof ApiError ? { message: e.message, errors: e.errors } : { message: e instanceof Error ? e.message : String(e), errors: [] };
+
+export function Import() {
+  const [accounts, setAccounts] = useState<Account[] | null>(null);
+  const [rules, setRules] = useState<ImportRule[]>([]);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [accountId, setAccountId] = useState('');
+  const [counterId, setCounterId] = useState('');
+  const [file, setFile] = useState<StatementFile | null>(null);
+  const [format, setFormat] = useState<Format>('csv');
+  const [mapping, setMapping] = useState<CsvMapping | null>(null);
+  const [preview, setPreview] = useState<{ key: string; result: Preview } | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [imported, setImported] = useState<{ created: number; duplicates: number } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const result = useRef<HTMLDivElement>(null);
+
+  /** The statement's account: its remembered counter account and CSV mapping come with it. */
+  const chooseAccount = useCallback((id: string, all: Account[], text: string | null) => {
+    setAccountId(id);
+    if (!id) return;
+    localStorage.setItem(LAST_ACCOUNT, id);
+    const counter = localStorage.getItem(counterKey(id)) ?? '';
+    setCounterId(all.some((a) => String(a.id) === counter) ? counter : '');
+    setMapping(rememberedMapping(id) ?? (text === null ? null : guessMapping(text)));
+  }, []);
+
+  useEffect(() => {
+    Promise.all([api<Account[]>('GET', '/accounts'), api<ImportRule[]>('GET', '/import-rules')])
+      .then(([all, list]) => {
+        setAccounts(all);
+        setRules(list);
+        const last = localStorage.getItem(LAST_ACCOUNT) ?? '';
+        if (all.some((a) => String(a.id) === last && (a.kind === 'asset' || a.kind === 'liability'))) chooseAccount(last, all, null);
+      })
+      .catch((e: Error) => setLoadError(e.message));
+  }, [chooseAccount]);
+
+  useEffect(() => {
+    if (imported) result.current?.focus();
+  }, [imported]);
+
+  if (!accounts) {
+    return (
+      <main>
+        <PageHeading>Import a statement</PageHeading>
+        {loadError ? <ErrorNote error={loadError} /> : <Loading />}
+      </main>
+    );
+  }
+
+  const chooseFile = async (chosen: File | undefined) => {
+    setImported(null);
+    setRefusal(null);
+    if (!chosen) return setFile(null);
+    const text = await readStatementFile(chosen);
+    setFile({ name: chosen.name, text, serial: (file?.serial ?? 0) + 1 });
+    setFormat(detectFormat(chosen.name, text));
+    if (!mapping) setMapping(guessMapping(text));
+  };
+
+  const request: StatementRequest | null =
+    accountId && counterId && file
+      ? {
+          account_id: Number(accountId),
+          format,
+          content: file.text,
+          unmatched_account_id: Number(counterId),
+          ...(format === 'csv' && mapping ? { csv: csvOptions(mapping) } : {}),
+        }
+      : null;
+  // What a preview was made of (the file by its serial): one made of anything else is not shown.
+  const key = request && file ? JSON.stringify({ ...request, content: file.serial }) : '';
+  const shown = preview && preview.key === key ? preview.result : null;
+
+  const runPreview = async () => {
+    if (!request) return;
+    setBusy(true);
+    setRefusal(null);
+    setImported(null);
+    try {
+      setPreview({ key, result: await api<Preview>('POST', '/imports/preview', request) });
+      if (format === 'csv' && mapping) rememberMapping(accountId, mapping);
+    } catch (e) {
+      setPreview(null);
+      setRefusal(refusalOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const runImport = async () => {
+    if (!request) return;
+    setBusy(true);
+    setRefusal(null);
+    try {
+      const done = await api<ImportResult>('POST', '/imports', request);
+      setPreview(null);
+      setImported({ created: done.created.length, duplicates: done.duplicates.length });
+    } catch (e) {
+      setRefusal(refusalOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rulesChanged = async () => {
+    setRules(await api<ImportRule[]>('GET', '/import-rules'));
+    if (shown) await runPreview();
+  };
+
+  const accountName = accounts.find((a) => String(a.id) === accountId)?.name ?? '';
+  return (
+    <main className="import">
+      <PageHeading>Import a statement</PageHeading>
+      <p>
+        The lines of a bank or card statement (a CSV, OFX or QFX, or camt.053 file) become transactions of the statement’s account. Nothing is written until you
+        import, and lines imported before are left out.
+      </p>
+      <form
+        aria-label="Statement"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void runPreview();
+        }}
+      >
+        <KindSelect label="Account of the statement" kinds={['asset', 'liability']} accounts={accounts} value={accountId} onChange={(id) => chooseAccount(id, accounts, file?.text ?? null)} />
+        <div>
+          <KindSelect
+            label="Account for lines no rule matches"
+            kinds={['expense', 'income']}
+            accounts={accounts}
+            value={counterId}
+            onChange={(id) => {
+              setCounterId(id);
+              if (accountId) localStorage.setItem(counterKey(accountId), id);
+            }}
+          />
+          <p className="muted small">Remembered for each statement account.</p>
+        </div>
+        <label>
+          Statement file
+          <input type="file" required={!file} accept=".csv,.txt,.ofx,.qfx,.xml" onChange={(e) => void chooseFile(e.target.files?.[0])} />
+        </label>
+        {file && (
+          <div>
+            <label>
+              Format
+              <select value={format} onChange={(e) => setFormat(e.target.value as Format)}>
+                {FORMATS.map((f) => (
+                  <option key={f.value} value={f.value}>
+                    {f.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p className="muted small">Detected from the file’s name and content; change it if it is wrong.</p>
+          </div>
+        )}
+        {file && format === 'csv' && mapping && <CsvMappingFields text={file.text} mapping={mapping} accountName={accountName} onChange={setMapping} />}
+        <div className="row">
+          <button type="submit" disabled={busy}>
+            Preview
+          </button>
+        </div>
+      </form>
+      {refusal && <LineErrors message={refusal.message} errors={refusal.errors} />}
+      {imported && (
+        <div role="status" tabIndex={-1} ref={result} className="result">
+          <p>
+            Imported {imported.created === 1 ? '1 transaction' : `${imported.created} transactions`}
+            {imported.duplicates > 0 && `; ${imported.duplicates === 1 ? '1 was' : `${imported.duplicates} were`} already there`}.
+          </p>
+          <p>
+            <Link to="/transactions">See them on the Transactions page</Link>
+          </p>
+        </div>
+      )}
+      {shown && <ImportPreview preview={shown} rules={rules} accounts={accounts} busy={busy} onImport={() => void runImport()} />}
+      <ImportRules rules={rules} accounts={accounts} onChanged={rulesChanged} />
+    </main>
+  );
+}

@@ -1,0 +1,311 @@
+import type { StatementRequest } from '../api';
+
+// D16: how a bank's CSV file maps to statement lines: which column holds what, how dates and
+// amounts are written. Remembered per statement account in this browser (localStorage), since
+// one bank writes every statement alike.
+
+export type CsvOptions = NonNullable<StatementRequest['csv']>;
+type DateFormat = CsvOptions['date_format'];
+type Delimiter = 'auto' | ';' | ',' | '\t';
+
+export interface CsvMapping {
+  delimiter: Delimiter;
+  header: boolean;
+  skipRows: number;
+  /** A column: its header name with a header row, else its 0-based index as text. */
+  date: string;
+  description: string;
+  amounts: 'one' | 'two';
+  amount: string;
+  debit: string;
+  credit: string;
+  dateFormat: DateFormat;
+  decimal: '.' | ',';
+}
+
+const BLANK: CsvMapping = {
+  delimiter: 'auto',
+  header: true,
+  skipRows: 0,
+  date: '',
+  description: '',
+  amounts: 'one',
+  amount: '',
+  debit: '',
+  credit: '',
+  dateFormat: 'YYYY-MM-DD',
+  decimal: '.',
+};
+
+const DATE_FORMATS: DateFormat[] = ['YYYY-MM-DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY'];
+const DELIMITERS: { value: Delimiter; label: string }[] = [
+  { value: ';', label: 'Semicolon ;' },
+  { value: ',', label: 'Comma ,' },
+  { value: '\t', label: 'Tab' },
+];
+
+const mappingKey = (accountId: string) => `ledger.import.csv.${accountId}`;
+
+/** The mapping last used for this statement account in this browser, if any (and still readable). */
+export function rememberedMapping(accountId: string): CsvMapping | null {
+  try {
+    const stored = JSON.parse(localStorage.getItem(mappingKey(accountId)) ?? 'null') as Partial<CsvMapping> | null;
+    if (!stored || typeof stored !== 'object') return null;
+    const mapping = { ...BLANK, ...stored };
+    const fits =
+      ['auto', ...DELIMITERS.map((d) => d.value)].includes(mapping.delimiter) &&
+      DATE_FORMATS.includes(mapping.dateFormat) &&
+      ['.', ','].includes(mapping.decimal) &&
+      ['one', 'two'].includes(mapping.amounts) &&
+      Number.isInteger(mapping.skipRows);
+    return fits ? mapping : null;
+  } catch {
+    return null;
+  }
+}
+
+export function rememberMapping(accountId: string, mapping: CsvMapping): void {
+  localStorage.setItem(mappingKey(accountId), JSON.stringify(mapping));
+}
+
+/** The `csv` options of the request: columns by header name, or by index without a header row. */
+export function csvOptions(m: CsvMapping): CsvOptions {
+  const column = (c: string) => (m.header ? c : Number(c));
+  const amounts = m.amounts === 'one' ? { amount_column: column(m.amount) } : { debit_column: column(m.debit), credit_column: column(m.credit) };
+  return {
+    date_column: column(m.date),
+    description_column: column(m.description),
+    ...amounts,
+    date_format: m.dateFormat,
+    decimal: m.decimal,
+    header: m.header,
+    skip_rows: m.skipRows,
+    ...(m.delimiter === 'auto' ? {} : { delimiter: m.delimiter }),
+  };
+}
+
+/** A record of the file: its cells and the 0-based physical line it starts on. */
+interface CsvRecord {
+  cells: string[];
+  line: number;
+}
+
+/**
+ * The first `count` non-blank records of `text`, double quotes respected (a quoted field may hold
+ * the separator and line breaks): for showing the columns and guessing, not for reading amounts.
+ */
+function records(text: string, delimiter: string, count: number): CsvRecord[] {
+  const out: CsvRecord[] = [];
+  let cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let line = 0;
+  let start = 0;
+  const endRecord = () => {
+    cells.push(cell.trim());
+    if (cells.some((c) => c !== '')) out.push({ cells, line: start });
+    [cells, cell, start] = [[], '', line];
+  };
+  for (let i = 0; i < text.length && out.length < count; i++) {
+    const ch = text[i]!;
+    if (ch === '\n') line++;
+    if (quoted && ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+    else if (ch === '"' && (quoted || cell.trim() === '')) quoted = !quoted;
+    else if (quoted) cell += ch === '\n' ? ' ' : ch;
+    else if (ch === delimiter) cells.push(cell.trim()), (cell = '');
+    else if (ch === '\n') endRecord();
+    else cell += ch;
+  }
+  if (out.length < count) endRecord();
+  return out;
+}
+
+const CANDIDATES = [',', ';', '\t', '|'];
+
+/** The separator of the first record: the candidate that splits it into the most cells (as the API guesses). */
+function detectDelimiter(text: string): string {
+  const widths = CANDIDATES.map((d) => records(text, d, 1)[0]?.cells.length ?? 0);
+  return CANDIDATES[widths.indexOf(Math.max(...widths))]!;
+}
+
+/** The file's text with one kind of line break and no byte order mark. */
+const normalised = (text: string) => text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+
+/** The text after the first `skipRows` physical lines, as csv.skip_rows skips them. */
+const afterSkipped = (text: string, skipRows: number) => normalised(text).split('\n').slice(skipRows).join('\n');
+
+interface Sample {
+  delimiter: string;
+  columns: { value: string; label: string }[];
+  rows: string[][];
+}
+
+/** The columns and the first rows of the file as the mapping reads it. */
+function sampleOf(text: string, m: CsvMapping): Sample {
+  const rest = afterSkipped(text, m.skipRows);
+  const delimiter = m.delimiter === 'auto' ? detectDelimiter(rest) : m.delimiter;
+  const rows = records(rest, delimiter, 6).map((r) => r.cells);
+  const names = m.header ? (rows[0] ?? []) : [];
+  const width = Math.max(0, ...rows.map((r) => r.length));
+  const columns = Array.from({ length: width }, (_, i) =>
+    m.header ? { value: names[i] ?? '', label: names[i] ?? '' } : { value: String(i), label: `Column ${i + 1}` },
+  ).filter((c) => c.value !== '');
+  return { delimiter, columns, rows: (m.header ? rows.slice(1) : rows).slice(0, 5) };
+}
+
+/**
+ * A first mapping for a file this account has none for, guessed from the file: the header is the
+ * first of the first rows that is as wide as the widest (a bank's preamble lines are narrower);
+ * columns by their usual names; the date format from the first date; a decimal comma with `;`.
+ */
+export function guessMapping(text: string): CsvMapping {
+  const all = normalised(text);
+  const first = records(all, detectDelimiter(all), 10);
+  const widest = Math.max(0, ...first.map((r) => r.cells.length));
+  const m: CsvMapping = { ...BLANK, skipRows: first.find((r) => r.cells.length === widest)?.line ?? 0 };
+  const { delimiter, columns, rows } = sampleOf(text, m);
+  const find = (pattern: RegExp) => columns.find((c) => pattern.test(c.label))?.value ?? '';
+  const date = find(/date|datum|buchungstag/i);
+  const firstDate = rows[0]?.[columns.findIndex((c) => c.value === date)] ?? '';
+  const dateFormat = DATE_FORMATS.find((f) => new RegExp(`^${f.replace(/[YMD]/g, '\\d').replace(/\./g, '\\.')}$`).test(firstDate)) ?? BLANK.dateFormat;
+  return {
+    ...m,
+    date,
+    description: find(/desc|text|payee|memo|verwendungszweck|details|name/i),
+    amount: find(/amount|betrag|umsatz/i),
+    dateFormat,
+    decimal: delimiter === ';' || dateFormat === 'DD.MM.YYYY' ? ',' : '.',
+  };
+}
+
+function ColumnSelect({ label, value, columns, onChange }: { label: string; value: string; columns: Sample['columns']; onChange(v: string): void }) {
+  return (
+    <label>
+      {label}
+      <select required value={columns.some((c) => c.value === value) ? value : ''} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Choose…</option>
+        {columns.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function SampleTable({ sample, header }: { sample: Sample; header: boolean }) {
+  const width = Math.max(sample.columns.length, ...sample.rows.map((r) => r.length));
+  return (
+    <div className="scroll">
+      <table aria-label="First rows of the file" className="sample">
+        <thead>
+          <tr>
+            {Array.from({ length: width }, (_, i) => (
+              <th key={i} scope="col">
+                {header ? (sample.columns[i]?.label ?? '') : `Column ${i + 1}`}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {sample.rows.map((row, r) => (
+            <tr key={r}>
+              {Array.from({ length: width }, (_, i) => (
+                <td key={i}>{row[i] ?? ''}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The column-mapping form of a CSV statement, with the file's first rows to see the columns by. */
+export function CsvMappingFields({ text, mapping, accountName, onChange }: { text: string; mapping: CsvMapping; accountName: string; onChange(m: CsvMapping): void }) {
+  const sample = sampleOf(text, mapping);
+  const set = (patch: Partial<CsvMapping>) => onChange({ ...mapping, ...patch });
+  // With or without a header row, the chosen columns stay the same columns (name ⇄ index).
+  const toggleHeader = (header: boolean) => {
+    const names = sampleOf(text, { ...mapping, header: true }).columns.map((c) => c.value);
+    const convert = (c: string) => (header ? (names[Number(c)] ?? '') : c === '' ? '' : String(names.indexOf(c)));
+    const { date, description, amount, debit, credit } = mapping;
+    onChange({ ...mapping, header, date: convert(date), description: convert(description), amount: convert(amount), debit: convert(debit), credit: convert(credit) });
+  };
+  const delimiterName = DELIMITERS.find((d) => d.value === sample.delimiter)?.label ?? `“${sample.delimiter}”`;
+  return (
+    <fieldset className="stack csv-mapping">
+      <legend>Columns of the CSV file</legend>
+      <p className="muted small">
+        These choices are remembered for {accountName || 'the statement’s account'} in this browser and filled in next time.
+      </p>
+      <div className="row">
+        <label>
+          Rows to skip before the header
+          <input type="number" min={0} max={100} value={mapping.skipRows} onChange={(e) => set({ skipRows: Math.max(0, Math.trunc(Number(e.target.value) || 0)) })} />
+        </label>
+        <label>
+          Separator
+          <select value={mapping.delimiter} onChange={(e) => set({ delimiter: e.target.value as Delimiter })}>
+            <option value="auto">Detect ({delimiterName})</option>
+            {DELIMITERS.map((d) => (
+              <option key={d.label} value={d.value}>
+                {d.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={mapping.header} onChange={(e) => toggleHeader(e.target.checked)} />
+          The first row names the columns
+        </label>
+      </div>
+      <SampleTable sample={sample} header={mapping.header} />
+      <div className="row">
+        <ColumnSelect label="Date column" value={mapping.date} columns={sample.columns} onChange={(date) => set({ date })} />
+        <ColumnSelect label="Description column" value={mapping.description} columns={sample.columns} onChange={(description) => set({ description })} />
+      </div>
+      <fieldset>
+        <legend>Amounts</legend>
+        <label className="mode">
+          <input type="radio" name="amounts" checked={mapping.amounts === 'one'} onChange={() => set({ amounts: 'one' })} />
+          One column (money out negative)
+        </label>
+        <label className="mode">
+          <input type="radio" name="amounts" checked={mapping.amounts === 'two'} onChange={() => set({ amounts: 'two' })} />
+          Two columns: debit and credit
+        </label>
+        <div className="row">
+          {mapping.amounts === 'one' ? (
+            <ColumnSelect label="Amount column" value={mapping.amount} columns={sample.columns} onChange={(amount) => set({ amount })} />
+          ) : (
+            <>
+              <ColumnSelect label="Debit column (money out)" value={mapping.debit} columns={sample.columns} onChange={(debit) => set({ debit })} />
+              <ColumnSelect label="Credit column (money in)" value={mapping.credit} columns={sample.columns} onChange={(credit) => set({ credit })} />
+            </>
+          )}
+        </div>
+      </fieldset>
+      <div className="row">
+        <label>
+          Date format
+          <select value={mapping.dateFormat} onChange={(e) => set({ dateFormat: e.target.value as DateFormat })}>
+            {DATE_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Decimal mark
+          <select value={mapping.decimal} onChange={(e) => set({ decimal: e.target.value as '.' | ',' })}>
+            <option value=".">Point (1234.56)</option>
+            <option value=",">Comma (1234,56)</option>
+          </select>
+        </label>
+      </div>
+    </fieldset>
+  );
+}

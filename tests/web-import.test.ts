@@ -1,0 +1,358 @@
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config';
+import { WEB_DIST } from '../src/http/web-app';
+import { addUser } from '../src/identity/users';
+import { startServer, type RunningServer } from '../src/server';
+import { newDataRoot, withEmbeddedDb } from './support/embedded';
+import { freePort } from './support/processes';
+
+// D16 in the web app (issue 5/7, item 4): the Import page in a real browser (Debian's chromium
+// through playwright-core, a CDP virtual authenticator), against `ledger serve` on the embedded
+// database: a CSV mapped, previewed with a rule added in place, imported, and again (all
+// duplicates); the mapping remembered per account; a camt.053 file detected by itself; a bad line
+// that stops the whole import; phone width. Set up as tests/web.test.ts is.
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = path.resolve('test-artifacts/web');
+const DOCS = path.resolve('docs/screenshots');
+/** The screenshot the README shows; `UPDATE_SCREENSHOTS=1` copies it into docs/screenshots. */
+const DOC_SHOTS = ['import-preview'];
+const EMAIL = 'treasurer@example.com';
+const PASSWORD = 'a treasurer password';
+const FIXTURES = path.resolve('tests/fixtures/imports');
+/** A camt.053.001.08 statement of four entries (tests/fixtures/imports/README.md). */
+const CAMT = path.join(FIXTURES, 'camt053-001-08.xml');
+
+const STRICT = process.env.CI === 'true' || Boolean(process.env.TEST_DATABASE_URL);
+
+function missingPrerequisite(): string | null {
+  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (Debian: apt-get install chromium)`;
+  if (!existsSync(path.join(WEB_DIST, 'index.html'))) {
+    try {
+      execFileSync('npm', ['run', '--silent', 'build:web'], { stdio: 'pipe', timeout: 120_000 });
+    } catch (error) {
+      return `dist/web is not built and \`npm run build:web\` failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`;
+    }
+    if (!existsSync(path.join(WEB_DIST, 'index.html'))) return '`npm run build:web` did not produce dist/web/index.html';
+  }
+  return null;
+}
+
+const missing = missingPrerequisite();
+if (missing && !STRICT) console.warn(`web-import.test.ts skipped: ${missing}`);
+
+/**
+ * A German bank's export: two lines about the account, a blank line, then the header; `;`
+ * between cells, dates as DD.MM.YYYY, a decimal comma and a dot grouping thousands.
+ */
+const germanCsv = (...rows: string[]) =>
+  [
+    'Kontoinhaber;Sportverein Beispiel e.V.',
+    'IBAN;DE02120300000000202051',
+    '',
+    'Buchungstag;Verwendungszweck;Betrag',
+    '02.03.2026;Sports Hall rent March;-120,00',
+    '03.03.2026;Membership fee Sam;30,00',
+    '05.03.2026;"Kit order; shirts";-1.250,50',
+    '09.03.2026;SPORTS HALL deposit;-50,00',
+    ...rows,
+  ].join('\r\n') + '\r\n';
+const STATEMENT = germanCsv();
+/** The same statement a week later: one line more. */
+const LATER_STATEMENT = germanCsv('12.03.2026;Membership fee Alex;30,00');
+
+describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, issue 5/7)', () => {
+  let dir: string;
+  let server: RunningServer;
+  let context: BrowserContext;
+  let page: Page;
+  let api: string;
+  let web: string;
+  const faults: Record<string, unknown>[] = [];
+  const violations: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
+  const go = async (link: string, heading: string) => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+  };
+  const statementFile = (name: string, content: string, mimeType = 'text/csv') => ({ name, mimeType, buffer: Buffer.from(content, 'utf8') });
+  const field = (label: string) => page.getByLabel(label, { exact: true });
+  const choose = async (label: string, option: string) => field(label).selectOption({ label: option });
+  const previewTable = () => page.getByRole('table', { name: 'Statement lines' });
+  /** The cells of the preview row of a description: line, date, description, in, out, account, note. */
+  const previewRow = (description: string) =>
+    previewTable().getByRole('row').filter({ has: page.getByRole('cell', { name: description, exact: true }) }).getByRole('cell').allTextContents();
+  const summary = () => page.getByRole('region', { name: 'Preview' }).getByRole('status').textContent();
+  /** Counts the transactions through the API with the page's own session. */
+  const transactionCount = () =>
+    page.evaluate(async (origin) => ((await (await fetch(`${origin}/transactions?limit=200`, { credentials: 'include' })).json()) as unknown[]).length, api);
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    dir = newDataRoot('ledger-web-import-');
+    const [apiPort, webPort] = [await freePort(), await freePort()];
+    api = `http://localhost:${apiPort}`;
+    web = `http://localhost:${webPort}`;
+    const config = loadConfig({
+      DATABASE_URL: `file:${path.join(dir, 'data')}`,
+      BIND_ADDR: `127.0.0.1:${apiPort}`,
+      WEB_BIND_ADDR: `127.0.0.1:${webPort}`,
+      API_ORIGIN: api,
+      WEB_ORIGIN: web,
+    });
+    server = await startServer(config, { info() {}, error: (event, fields) => faults.push({ event, ...fields }) });
+    await withEmbeddedDb(path.join(dir, 'data'), (db) => addUser(db, EMAIL, PASSWORD));
+
+    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1100, height: 900 },
+      locale: 'en-US',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context.setDefaultTimeout(10_000);
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) violations.push(message.text());
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+
+    // Signed in (password, then a new passkey), with the accounts a club's treasurer keeps.
+    await page.goto(web);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Create a passkey' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page.evaluate(async (origin) => {
+      for (const [name, kind] of [
+        ['Bank', 'asset'],
+        ['Savings', 'asset'],
+        ['Cash box', 'asset'],
+        ['Credit card', 'liability'],
+        ['Unsorted', 'expense'],
+        ['Venue hire', 'expense'],
+        ['Dues', 'income'],
+      ]) {
+        await fetch(`${origin}/accounts`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, kind }) });
+      }
+    }, api);
+  }, 180_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (process.env.UPDATE_SCREENSHOTS) {
+      for (const name of DOC_SHOTS) copyFileSync(path.join(ARTIFACTS, `${name}.png`), path.join(DOCS, `${name}.png`));
+    }
+  });
+
+  it('D16: a CSV statement is mapped, previewed (a rule added in place), imported; again it is all duplicates', async () => {
+    await go('Import', 'Import a statement');
+    expect(await page.title()).toBe('Import a statement — Ledger');
+    await choose('Account of the statement', 'Bank');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', STATEMENT));
+    expect(await field('Format').inputValue()).toBe('csv');
+
+    // The columns are mapped by the header's names, seen in the first rows of the file.
+    await field('Rows to skip before the header').fill('3');
+    const sample = page.getByRole('table', { name: 'First rows of the file' });
+    await expect.poll(() => sample.getByRole('columnheader').allTextContents()).toEqual(['Buchungstag', 'Verwendungszweck', 'Betrag']);
+    expect(await sample.getByRole('row').nth(3).getByRole('cell').allTextContents()).toEqual(['05.03.2026', 'Kit order; shirts', '-1.250,50']);
+    await choose('Date column', 'Buchungstag');
+    await choose('Description column', 'Verwendungszweck');
+    await choose('Amount column', 'Betrag');
+    await choose('Date format', 'DD.MM.YYYY');
+    await choose('Decimal mark', 'Comma (1234,56)');
+    await page.getByRole('button', { name: 'Preview' }).click();
+
+    // Line numbers are the file's physical lines; money in and out in their own columns.
+    await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
+    expect(await previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '120.00', 'Unsorted', '']);
+    expect(await previewRow('Membership fee Sam')).toEqual(['6', 'Mar 3, 2026', 'Membership fee Sam', '30.00', '', 'Unsorted', '']);
+    expect(await previewRow('Kit order; shirts')).toEqual(['7', 'Mar 5, 2026', 'Kit order; shirts', '', '1,250.50', 'Unsorted', '']);
+
+    // A rule added in place: the preview follows at once, in any case of the words.
+    await field('Pattern').fill('Sports Hall');
+    await field('Book against').selectOption({ label: 'Venue hire' });
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByText('“Sports Hall” → Venue hire').waitFor();
+    await expect.poll(() => previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '120.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
+    expect(await previewRow('SPORTS HALL deposit')).toEqual(['8', 'Mar 9, 2026', 'SPORTS HALL deposit', '', '50.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
+    expect((await previewRow('Membership fee Sam'))[5]).toBe('Unsorted');
+    // A rule removed: the lines go back to the chosen account; then it is added again.
+    await field('Pattern').fill('Membership');
+    await field('Book against').selectOption({ label: 'Dues' });
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await expect.poll(async () => (await previewRow('Membership fee Sam'))[5]).toBe('Dues');
+    await page.getByRole('button', { name: 'Delete rule Membership' }).click();
+    await expect.poll(async () => (await previewRow('Membership fee Sam'))[5]).toBe('Unsorted');
+    await shot('import-preview');
+
+    const importButton = page.getByRole('button', { name: /^Import \d+ transactions?$|^Nothing to import$/ });
+    expect(await importButton.textContent()).toBe('Import 4 transactions');
+    await importButton.click();
+    const result = page.locator('.result[role="status"]');
+    await expect.poll(() => result.getByRole('paragraph').first().textContent()).toBe('Imported 4 transactions.');
+    await expect.poll(focused).toMatchObject({ tag: 'DIV', text: expect.stringContaining('Imported 4 transactions.') });
+    await result.getByRole('link', { name: 'See them on the Transactions page' }).click();
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    for (const description of ['Sports Hall rent March', 'Membership fee Sam', 'Kit order; shirts', 'SPORTS HALL deposit']) {
+      await page.getByRole('cell', { name: description, exact: true }).waitFor();
+    }
+    const hall = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Sports Hall rent March', exact: true }) });
+    expect(await hall.textContent()).toContain('Venue hire');
+
+    // The same file again: the page remembers the account, its counter account and its mapping.
+    await go('Import', 'Import a statement');
+    expect(await field('Account of the statement').locator('option:checked').textContent()).toBe('Bank');
+    expect(await field('Account for lines no rule matches').locator('option:checked').textContent()).toBe('Unsorted');
+    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', STATEMENT));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('0 new, 4 already imported, 0 errors');
+    for (const description of ['Sports Hall rent March', 'Membership fee Sam', 'Kit order; shirts']) {
+      expect((await previewRow(description))[6]).toContain('already imported');
+    }
+    expect(await importButton.textContent()).toBe('Nothing to import');
+    expect(await importButton.isDisabled()).toBe(true);
+
+    // A week later: the one new line is imported, the four known ones are left out.
+    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz-2.csv', LATER_STATEMENT));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('1 new, 4 already imported, 0 errors');
+    await importButton.click();
+    await expect.poll(() => result.getByRole('paragraph').first().textContent()).toBe('Imported 1 transaction; 4 were already there.');
+    expect(await transactionCount()).toBe(5);
+  });
+
+  it('D16: the CSV mapping is remembered per account in this browser, after a reload too', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Import a statement', level: 1 }).waitFor();
+    const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('ledger.import.csv.')));
+    expect(stored).toHaveLength(1);
+    await choose('Account of the statement', 'Bank');
+    expect(await field('Account for lines no rule matches').inputValue()).not.toBe('');
+    await field('Statement file').setInputFiles(statementFile('umsaetze-april.csv', STATEMENT));
+    await page.getByText('These choices are remembered for Bank in this browser').waitFor();
+    expect(await field('Rows to skip before the header').inputValue()).toBe('3');
+    expect(await field('Date column').inputValue()).toBe('Buchungstag');
+    expect(await field('Description column').inputValue()).toBe('Verwendungszweck');
+    expect(await field('Amount column').inputValue()).toBe('Betrag');
+    expect(await field('Date format').inputValue()).toBe('DD.MM.YYYY');
+    expect(await field('Decimal mark').inputValue()).toBe(',');
+
+    // Another account has its own (none yet): the form starts from a guess, not from Bank's.
+    await choose('Account of the statement', 'Savings');
+    expect(await field('Rows to skip before the header').inputValue()).toBe('0');
+    expect(await field('Account for lines no rule matches').inputValue()).toBe('');
+  });
+
+  it('D16: a camt.053 statement is recognised by itself and imported', async () => {
+    await go('Import', 'Import a statement');
+    await choose('Account of the statement', 'Savings');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await field('Statement file').setInputFiles(CAMT);
+    expect(await field('Format').inputValue()).toBe('camt053');
+    expect(await page.getByRole('group', { name: 'Columns of the CSV file' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
+    expect(await previewRow('Alex Beispiel — Mitgliedsbeitrag April')).toEqual(['1', 'Apr 1, 2026', 'Alex Beispiel — Mitgliedsbeitrag April', '25.00', '', 'Unsorted', '']);
+    expect((await previewRow('Sporthalle Musterstadt GmbH — Hallenmiete April 2026 Rechnung 2026-0417')).slice(3, 5)).toEqual(['', '1,500.00']);
+    await page.getByRole('button', { name: 'Import 4 transactions' }).click();
+    const result = page.locator('.result[role="status"]');
+    await expect.poll(() => result.getByRole('paragraph').first().textContent()).toBe('Imported 4 transactions.');
+    await expect.poll(focused).toMatchObject({ tag: 'DIV', text: expect.stringContaining('Imported 4 transactions.') });
+    await go('Transactions', 'Transactions');
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Alex Beispiel — Mitgliedsbeitrag April', exact: true }) });
+    expect(await row.textContent()).toContain('Savings');
+    expect(await row.textContent()).toContain('25.00');
+  });
+
+  it('D16: a line that cannot be read is named, and nothing is imported', async () => {
+    const before = await transactionCount();
+    await go('Import', 'Import a statement');
+    await choose('Account of the statement', 'Credit card');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    const bad = ['Date,Description,Amount', '2026-06-01,Fine,-1.00', '2026-06-31,Bad date,-1.00', '2026-06-02,Also fine,-2.00'].join('\n');
+    await field('Statement file').setInputFiles(statementFile('card.csv', bad));
+    await choose('Date column', 'Date');
+    await choose('Description column', 'Description');
+    await choose('Amount column', 'Amount');
+    await choose('Date format', 'YYYY-MM-DD');
+    await choose('Decimal mark', 'Point (1234.56)');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('2 new, 0 already imported, 1 error');
+    const alert = page.getByRole('region', { name: 'Preview' }).getByRole('alert');
+    expect(await alert.textContent()).toMatch(/^line 3: /);
+    expect(await page.getByRole('button', { name: 'Import 2 transactions' }).isDisabled()).toBe(true);
+    expect(await transactionCount()).toBe(before);
+
+    // A file that cannot be read at all: the API's reason, and still nothing written.
+    await field('Statement file').setInputFiles(statementFile('broken.xml', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>', 'application/xml'));
+    expect(await field('Format').inputValue()).toBe('camt053');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.getByRole('region', { name: 'Preview' }).count()).toBe(0);
+    expect(await transactionCount()).toBe(before);
+
+    // A camt.053 file whose fourth entry repeats the second's bank reference: that entry is named.
+    await field('Statement file').setInputFiles(path.join(FIXTURES, 'camt053-001-02.xml'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('3 new, 0 already imported, 1 error');
+    expect(await page.getByRole('region', { name: 'Preview' }).getByRole('alert').textContent()).toMatch(/^line 4: .*also on line 2/);
+    expect(await page.getByRole('button', { name: 'Import 3 transactions' }).isDisabled()).toBe(true);
+    expect(await transactionCount()).toBe(before);
+  });
+
+  it('fits a phone-width screen (390 px) without sideways scrolling, preview included', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await go('Import', 'Import a statement');
+    expect(await overflow(), 'empty form').toBeLessThanOrEqual(0);
+    await choose('Account of the statement', 'Bank');
+    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', LATER_STATEMENT));
+    await page.getByRole('table', { name: 'First rows of the file' }).waitFor();
+    expect(await overflow(), 'mapping form').toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await previewTable().waitFor();
+    expect(await overflow(), 'preview').toBeLessThanOrEqual(0);
+    await shot('phone-import');
+
+    // A German bank's own export, for an account with no mapping yet: its preamble, columns,
+    // date format and decimal comma are guessed from the file; the preview has no error.
+    await choose('Account of the statement', 'Cash box');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await field('Statement file').setInputFiles(path.join(FIXTURES, 'csv-german-bank.csv'));
+    expect(await field('Rows to skip before the header').inputValue()).toBe('4');
+    expect(await field('Date column').inputValue()).toBe('Buchungstag');
+    expect(await field('Description column').inputValue()).toBe('Verwendungszweck');
+    expect(await field('Amount column').inputValue()).toBe('Betrag (EUR)');
+    expect(await field('Date format').inputValue()).toBe('DD.MM.YYYY');
+    expect(await field('Decimal mark').inputValue()).toBe(',');
+    expect(await overflow(), 'mapping of a wide file').toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
+    expect((await previewRow('Abschlag Strom März')).slice(3, 5)).toEqual(['', '1,234.56']);
+    expect(await overflow(), 'preview of a wide file').toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
+  it('ran without server faults or Content-Security-Policy violations', () => {
+    expect(faults, 'server faults during the browser session').toEqual([]);
+    expect(violations, 'CSP violations').toEqual([]);
+  });
+});
+
