@@ -333,7 +333,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
   it('the split form keeps a running total, removes lines (not below two) and clears after saving', async () => {
     await go('Transactions', 'Transactions');
     await page.getByRole('radio', { name: 'Split (advanced)' }).check();
-    const total = page.locator('form.record').getByRole('status');
+    const total = page.locator('form.record').getByRole('status').filter({ hasText: 'Total of the entries' });
     await page.getByLabel('Date').fill(LAST_MONTH);
     await page.getByLabel('Description').fill('Returned shopping');
     expect(await page.getByRole('button', { name: /^Remove line/ }).count()).toBe(0);

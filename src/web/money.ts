@@ -6,18 +6,76 @@ export function formatCents(cents: number): string {
   return formatter.format(cents / 100);
 }
 
+/** What a typed amount was understood as (D19): cents, or a sentence saying why it was refused. */
+export type AmountReading = { cents: number } | { error: string };
+
+/** D6: the largest amount an entry holds, in cents. */
+const AMOUNT_MAX_CENTS = 10 ** 15;
+
+/** The locale's grouping and decimal marks (en: "," and "."; de: "." and ","; fr: a narrow space and ","). */
+function marks(locale: string | undefined): { group: string; decimal: string } {
+  const parts = new Intl.NumberFormat(locale).formatToParts(1234567.8);
+  return { group: parts.find((p) => p.type === 'group')?.value ?? ',', decimal: parts.find((p) => p.type === 'decimal')?.value ?? '.' };
+}
+
 /**
- * "12.5", "12,50", "1 234.56" → cents, or null. The last "." or "," followed by one or two digits
- * is the decimal separator; other separators group thousands.
+ * D19: an amount as a person types it, read exactly. Accepted: digits ("30"); digits with one
+ * decimal mark, "." or ",", and one or two decimals ("12,5", "0.10"); and the locale's own
+ * grouping, checked by formatting the number back ("1,234.56" in en, "1.234,56" in de,
+ * "1 234,56" in fr). Refused with a sentence: more than two decimals ("30.005" in en), a lone
+ * group of three without decimals where the mark could be a decimal one ("1,234" in en,
+ * "30.005" in de: ambiguous), another locale's grouping, and a sign unless `signed`.
  */
-export function parseMoney(input: string): number | null {
-  const compact = input.replace(/[\s\u00a0']/g, '');
-  const match = /^(\d{1,3}(?:[.,]\d{3})*|\d+)(?:[.,](\d{1,2}))?$/.exec(compact);
-  if (!match) return null;
-  const whole = Number(match[1]!.replace(/[.,]/g, ''));
-  const fraction = Number((match[2] ?? '0').padEnd(2, '0'));
-  const cents = whole * 100 + fraction;
-  return Number.isSafeInteger(cents) ? cents : null;
+export function readAmount(input: string, options: { signed?: boolean; locale?: string } = {}): AmountReading {
+  const typed = input.trim();
+  if (typed === '') return { error: 'Enter an amount.' };
+  const negative = /^[-\u2212]/.test(typed);
+  if (negative && !options.signed) return { error: `Enter the amount without a minus sign (“${typed}”): the kind of transaction says which way the money goes.` };
+  const body = negative ? typed.slice(1).trim() : typed;
+  const cents = readUnsigned(body, options.locale);
+  if ('error' in cents) return cents;
+  if (cents.cents > AMOUNT_MAX_CENTS) return { error: `“${typed}” is more than Ledger keeps in one amount.` };
+  return { cents: negative ? -cents.cents : cents.cents };
+}
+
+function readUnsigned(body: string, locale: string | undefined): AmountReading {
+  const { group, decimal } = marks(locale);
+  const example = formatCentsIn(123456, locale);
+  if (/^\d+$/.test(body)) return fromDigits(body, '');
+  const plain = /^(\d+)[.,](\d{1,2})$/.exec(body);
+  if (plain) return fromDigits(plain[1]!, plain[2]!);
+  if (/^\d+[.,]\d{3,}$/.test(body) && !isGrouped(body, group, locale)) {
+    return { error: `“${body}” has more than two decimals: an amount has cents at most, like ${example}.` };
+  }
+  // The locale's grouping: space-like group marks (fr) may be typed as any space.
+  const spaced = /\s/.test(group) ? body.replace(/[\s\u00a0\u202f]/g, group) : body;
+  const [whole, fraction = '', ...more] = spaced.split(decimal);
+  if (more.length === 0 && /^\d{0,2}$/.test(fraction) && (fraction !== '' || !spaced.endsWith(decimal)) && isGrouped(whole!, group, locale)) {
+    const lone = whole!.split(group).length === 2 && fraction === '' && (group === '.' || group === ',');
+    if (lone) {
+      return { error: `“${body}” is ambiguous: write ${whole!.split(group).join('')} for the whole number, or put the cents after ${decimal === '.' ? 'a point' : 'a comma'}, like ${example}.` };
+    }
+    return fromDigits(whole!.split(group).join(''), fraction);
+  }
+  return { error: `“${body}” is not an amount here: write it like ${example} or ${formatCentsIn(123456, locale, false)}.` };
+}
+
+/** Whether `whole` is a number grouped exactly as the locale groups it. */
+function isGrouped(whole: string, group: string, locale: string | undefined): boolean {
+  if (!whole.includes(group)) return false;
+  const digits = whole.split(group).join('');
+  if (!/^\d+$/.test(digits) || digits.length > 16) return false;
+  return new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 }).format(BigInt(digits)) === whole;
+}
+
+function fromDigits(whole: string, fraction: string): AmountReading {
+  if (whole.length > 16) return { error: 'That amount is more than Ledger keeps in one amount.' };
+  return { cents: Number(whole) * 100 + Number(fraction.padEnd(2, '0')) };
+}
+
+/** Cents as money in `locale`, grouped or not. */
+export function formatCentsIn(cents: number, locale: string | undefined, grouping = true): string {
+  return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2, useGrouping: grouping }).format(cents / 100);
 }
 
 export function formatDate(isoDate: string): string {
@@ -40,10 +98,8 @@ export function daysBefore(isoDate: string, days: number): string {
   return new Date(Date.UTC(y, m - 1, d - days)).toISOString().slice(0, 10);
 }
 
-/** Like parseMoney, with an optional leading minus ("-12.50" or "−12.50") for split entries. */
+/** The typed amount with an optional leading minus ("-12.50", "−12.50"): cents or null (split lines). */
 export function parseSignedMoney(input: string): number | null {
-  const trimmed = input.trim();
-  const negative = /^[-\u2212]/.test(trimmed);
-  const cents = parseMoney(negative ? trimmed.slice(1) : trimmed);
-  return cents === null ? null : negative ? -cents : cents;
+  const reading = readAmount(input, { signed: true });
+  return 'cents' in reading ? reading.cents : null;
 }

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { api, type Account } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
-import { parseMoney, today } from '../money';
+import { today } from '../money';
+import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
 import { twoEntries } from '../../book/rules';
@@ -71,8 +72,8 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
     let entries: { account_id: number; amount_cents: number }[];
     if (mode === 'split') entries = entriesOf(lines);
     else {
-      const cents = parseMoney(amount);
-      if (cents === null || cents === 0) throw new Error('Enter an amount like 12.50.');
+      const cents = amountOrThrow(amount);
+      if (cents === 0) throw new Error('Enter an amount more than zero.');
       entries = twoEntries({ to_account_id: Number(receives), from_account_id: Number(gives), amount_cents: cents });
     }
     await api('POST', '/transactions', { occurred_on: date, description, entries });
@@ -91,10 +92,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       {simple ? (
         <>
-          <label>
-            Amount
-            <input inputMode="decimal" required placeholder="12.50" value={amount} onChange={(e) => setAmount(e.target.value)} />
-          </label>
+          <AmountField label="Amount" placeholder="12.50" value={amount} onChange={setAmount} />
           {simple.receivesFirst ? (
             <>
               {receiving}

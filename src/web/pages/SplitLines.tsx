@@ -1,6 +1,7 @@
 import { useRef } from 'react';
 import type { Account } from '../api';
 import { formatCents, parseSignedMoney } from '../money';
+import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
 
 export interface Line {
@@ -15,9 +16,8 @@ export const blankLines = (): Line[] => [
 /** The entries of a split, or an error naming the first line that is not filled in properly. */
 export function entriesOf(lines: Line[]): { account_id: number; amount_cents: number }[] {
   return lines.map((line, i) => {
-    const cents = parseSignedMoney(line.amount);
-    if (cents === null || !line.account) throw new Error(`Line ${i + 1}: choose an account and an amount like 12.50 or -12.50.`);
-    return { account_id: Number(line.account), amount_cents: cents };
+    if (!line.account) throw new Error(`Line ${i + 1}: choose an account.`);
+    return { account_id: Number(line.account), amount_cents: amountOrThrow(line.amount, { signed: true, prefix: `Line ${i + 1}: ` }) };
   });
 }
 
@@ -49,10 +49,7 @@ export function SplitLines({ accounts, lines, onChange }: { accounts: Account[];
       {lines.map((line, i) => (
         <div className="row" key={i}>
           <AccountSelect label={`Account ${i + 1}`} accounts={accounts} value={line.account} onChange={(account) => update(i, { account })} />
-          <label>
-            Amount {i + 1}
-            <input inputMode="decimal" required value={line.amount} onChange={(e) => update(i, { amount: e.target.value })} />
-          </label>
+          <AmountField label={`Amount ${i + 1}`} signed value={line.amount} onChange={(amount) => update(i, { amount })} />
           {lines.length > 2 && (
             <button type="button" className="secondary" onClick={() => remove(i)}>
               Remove line {i + 1}
