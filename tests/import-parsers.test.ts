@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Refusal } from '../src/errors';
 import { describeIssues } from '../src/text';
 import { parseAmount, parsePlainAmount, type DecimalMark } from '../src/book/imports/amounts';
-import { CsvOptionsSchema, DESCRIPTION_JOINER, parseStatement, STATEMENT_FORMATS, type StatementLine } from '../src/book/imports/index';
+import { CsvOptionsSchema, DESCRIPTION_JOINER, LINE_ERRORS_MAX, parseStatement, STATEMENT_FORMATS, type StatementLine } from '../src/book/imports/index';
 import { LineFault } from '../src/book/imports/statement';
 
 // D16: bank statements in, the parsers alone (no database, no HTTP): every fixture of
@@ -301,7 +301,8 @@ describe('D16 CSV statements', () => {
       ['date,text,amount\n', { ...ISO, amount_column: 3 }, 'line 1: the header has 3 columns (0 to 2); csv.amount_column is 3'],
       ['date,text,amount,amount\n', ISO, 'line 1: the header has 2 columns named "amount"; give csv.amount_column as a 0-based index'],
       ['2026-01-01,x,1\n', { ...ISO, header: false }, 'csv.date_column names a column ("date") but csv.header is false: give its 0-based index'],
-      ['date,text,amount\n2026-01-01,ok,1\n\n2026-01-02,"never closed,1\n2026-01-03,x,1\n', ISO, 'line 4: a quoted field opens in this row and is never closed'],
+      ['date,text,amount\n2026-01-01,ok,1\n\n2026-01-02,"never closed,1\n2026-01-03,x,1\n', ISO, 'line 4: a quoted field opens here and is never closed'],
+      ['date,text,amount\n2026-01-01,"two\nlines",1\n2026-01-02,12" screen,1\n2026-01-03,"open ""quote"",1\n', ISO, 'line 5: a quoted field opens here and is never closed'],
       ['date text amount\n', ISO, 'line 1: cannot tell the delimiter: the row has no , ; tab or |; give csv.delimiter'],
       ['Skip me\n\ndate;text,amount\n2026-01-01;x,1\n', { ...ISO, skip_rows: 1 }, 'line 3: cannot tell the delimiter: "," and ";" are as frequent as each other; give csv.delimiter'],
     ];
@@ -316,6 +317,10 @@ describe('D16 CSV statements', () => {
     expect(readCsv('2026-01-01;Rent, March;12,50\n2026-01-02;Fee;1,00\n', options).lines).toEqual([line(1, '2026-01-01', 'Rent, March', 1250), line(2, '2026-01-02', 'Fee', 100)]);
     expect(refusal(() => readCsv('date;text,amount\n2026-01-01;x,1\n'))).toBe('line 1: cannot tell the delimiter: "," and ";" are as frequent as each other; give csv.delimiter');
     expect(readCsv('date|text|amount\n2026-01-01|"a|b, c; d"|1\n').lines).toEqual([line(2, '2026-01-01', 'a|b, c; d', 100)]);
+    // A quote inside a field is an ordinary character, for the detection as for the reading.
+    expect(readCsv('date;text 12" wide;amount\n2026-01-01;Screen 24", matt;-99,00\n', { ...ISO, description_column: 'text 12" wide', decimal: ',' }).lines).toEqual([
+      line(2, '2026-01-01', 'Screen 24", matt', -9900),
+    ]);
   });
 
   it('a UTF-16 file read as UTF-8 is refused as not text, not read into garbage lines', () => {
@@ -717,5 +722,19 @@ describe('D16 camt.053 statements', () => {
     const read = parseStatement('camt053', camt(entries.join('')));
     expect(read.errors).toEqual([]);
     expect(read.lines).toHaveLength(entries.length);
+  });
+});
+
+describe('D16 lines at fault, bounded', () => {
+  it(`past ${LINE_ERRORS_MAX} lines at fault, reading stops with an error saying so (1 MiB of bad lines is no 30 MB answer)`, () => {
+    const read = readCsv(`date,text,amount\n2026-01-01,fine,1\n${'x\n'.repeat(512 * 1024)}`);
+    expect(read.lines).toEqual([line(2, '2026-01-01', 'fine', 100)]);
+    expect(read.errors).toHaveLength(LINE_ERRORS_MAX + 1);
+    expect(read.errors[0]).toEqual({ line: 3, error: 'line 3: the row has 1 column, too few to hold "text" (column 1)' });
+    expect(read.errors.at(-1)).toEqual({ line: 103, error: `line 103: reading stopped here: more than ${LINE_ERRORS_MAX} lines are at fault` });
+    const ofx = parseStatement('ofx', sgml('<STMTTRN><TRNAMT>1</STMTTRN>\n'.repeat(1000)));
+    expect(ofx.errors.at(-1)).toEqual({ line: 101, error: `STMTTRN 101: reading stopped here: more than ${LINE_ERRORS_MAX} lines are at fault` });
+    const entries = parseStatement('camt053', camt('<Ntry></Ntry>'.repeat(1000)));
+    expect(entries.errors.at(-1)).toEqual({ line: 101, error: `Ntry 101: reading stopped here: more than ${LINE_ERRORS_MAX} lines are at fault` });
   });
 });

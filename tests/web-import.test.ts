@@ -81,8 +81,19 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   };
+  /** The Import page, freshly opened from the menu (from Home: a page is new each time it is opened). */
+  const openImport = async () => {
+    await go('Ledger', 'Home');
+    await go('Import', 'Import a statement');
+  };
   const statementFile = (name: string, content: string, mimeType = 'text/csv') => ({ name, mimeType, buffer: Buffer.from(content, 'utf8') });
-  const field = (label: string) => page.getByLabel(label, { exact: true });
+  /** Chooses the statement file and waits until the page has read it (it names the file). */
+  const readFile = async (file: string | { name: string; mimeType: string; buffer: Buffer }) => {
+    await field('Statement file').setInputFiles(file);
+    await page.getByText(`“${typeof file === 'string' ? path.basename(file) : file.name}” looks like`).waitFor();
+  };
+  /** A field by the start of its label (a select's label text is followed by its chosen option's). */
+  const field = (label: string) => page.getByLabel(new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   const choose = async (label: string, option: string) => field(label).selectOption({ label: option });
   const previewTable = () => page.getByRole('table', { name: 'Statement lines' });
   /** The cells of the preview row of a description: line, date, description, in, out, account, note. */
@@ -140,6 +151,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
         ['Bank', 'asset'],
         ['Savings', 'asset'],
         ['Cash box', 'asset'],
+        ['Current account', 'asset'],
         ['Credit card', 'liability'],
         ['Unsorted', 'expense'],
         ['Venue hire', 'expense'],
@@ -162,10 +174,11 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
   it('D16: a CSV statement is mapped, previewed (a rule added in place), imported; again it is all duplicates', async () => {
     await go('Import', 'Import a statement');
     expect(await page.title()).toBe('Import a statement — Ledger');
+    await expect.poll(focused).toEqual({ tag: 'H1', text: 'Import a statement' });
     await choose('Account of the statement', 'Bank');
     await choose('Account for lines no rule matches', 'Unsorted');
-    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', STATEMENT));
-    expect(await field('Format').inputValue()).toBe('csv');
+    await readFile(statementFile('umsaetze-maerz.csv', STATEMENT));
+    await expect.poll(() => field('Format').inputValue()).toBe('csv');
 
     // The columns are mapped by the header's names, seen in the first rows of the file.
     await field('Rows to skip before the header').fill('3');
@@ -177,6 +190,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     await choose('Amount column', 'Betrag');
     await choose('Date format', 'DD.MM.YYYY');
     await choose('Decimal mark', 'Comma (1234,56)');
+    await choose('Separator', 'Semicolon ;');
     await page.getByRole('button', { name: 'Preview' }).click();
 
     // Line numbers are the file's physical lines; money in and out in their own columns.
@@ -217,10 +231,10 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(await hall.textContent()).toContain('Venue hire');
 
     // The same file again: the page remembers the account, its counter account and its mapping.
-    await go('Import', 'Import a statement');
+    await openImport();
     expect(await field('Account of the statement').locator('option:checked').textContent()).toBe('Bank');
     expect(await field('Account for lines no rule matches').locator('option:checked').textContent()).toBe('Unsorted');
-    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', STATEMENT));
+    await readFile(statementFile('umsaetze-maerz.csv', STATEMENT));
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('0 new, 4 already imported, 0 errors');
     for (const description of ['Sports Hall rent March', 'Membership fee Sam', 'Kit order; shirts']) {
@@ -230,7 +244,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(await importButton.isDisabled()).toBe(true);
 
     // A week later: the one new line is imported, the four known ones are left out.
-    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz-2.csv', LATER_STATEMENT));
+    await readFile(statementFile('umsaetze-maerz-2.csv', LATER_STATEMENT));
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('1 new, 4 already imported, 0 errors');
     await importButton.click();
@@ -245,7 +259,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(stored).toHaveLength(1);
     await choose('Account of the statement', 'Bank');
     expect(await field('Account for lines no rule matches').inputValue()).not.toBe('');
-    await field('Statement file').setInputFiles(statementFile('umsaetze-april.csv', STATEMENT));
+    await readFile(statementFile('umsaetze-april.csv', STATEMENT));
     await page.getByText('These choices are remembered for Bank in this browser').waitFor();
     expect(await field('Rows to skip before the header').inputValue()).toBe('3');
     expect(await field('Date column').inputValue()).toBe('Buchungstag');
@@ -253,19 +267,20 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(await field('Amount column').inputValue()).toBe('Betrag');
     expect(await field('Date format').inputValue()).toBe('DD.MM.YYYY');
     expect(await field('Decimal mark').inputValue()).toBe(',');
+    expect(await field('Separator').inputValue()).toBe(';');
 
     // Another account has its own (none yet): the form starts from a guess, not from Bank's.
     await choose('Account of the statement', 'Savings');
-    expect(await field('Rows to skip before the header').inputValue()).toBe('0');
+    expect(await field('Separator').inputValue()).toBe('auto');
     expect(await field('Account for lines no rule matches').inputValue()).toBe('');
   });
 
   it('D16: a camt.053 statement is recognised by itself and imported', async () => {
-    await go('Import', 'Import a statement');
+    await openImport();
     await choose('Account of the statement', 'Savings');
     await choose('Account for lines no rule matches', 'Unsorted');
-    await field('Statement file').setInputFiles(CAMT);
-    expect(await field('Format').inputValue()).toBe('camt053');
+    await readFile(CAMT);
+    await expect.poll(() => field('Format').inputValue()).toBe('camt053');
     expect(await page.getByRole('group', { name: 'Columns of the CSV file' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
@@ -283,11 +298,11 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
 
   it('D16: a line that cannot be read is named, and nothing is imported', async () => {
     const before = await transactionCount();
-    await go('Import', 'Import a statement');
+    await openImport();
     await choose('Account of the statement', 'Credit card');
     await choose('Account for lines no rule matches', 'Unsorted');
     const bad = ['Date,Description,Amount', '2026-06-01,Fine,-1.00', '2026-06-31,Bad date,-1.00', '2026-06-02,Also fine,-2.00'].join('\n');
-    await field('Statement file').setInputFiles(statementFile('card.csv', bad));
+    await readFile(statementFile('card.csv', bad));
     await choose('Date column', 'Date');
     await choose('Description column', 'Description');
     await choose('Amount column', 'Amount');
@@ -301,15 +316,15 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(await transactionCount()).toBe(before);
 
     // A file that cannot be read at all: the API's reason, and still nothing written.
-    await field('Statement file').setInputFiles(statementFile('broken.xml', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>', 'application/xml'));
-    expect(await field('Format').inputValue()).toBe('camt053');
+    await readFile(statementFile('broken.xml', '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>', 'application/xml'));
+    await expect.poll(() => field('Format').inputValue()).toBe('camt053');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('alert').first().waitFor();
     expect(await page.getByRole('region', { name: 'Preview' }).count()).toBe(0);
     expect(await transactionCount()).toBe(before);
 
     // A camt.053 file whose fourth entry repeats the second's bank reference: that entry is named.
-    await field('Statement file').setInputFiles(path.join(FIXTURES, 'camt053-001-02.xml'));
+    await readFile(path.join(FIXTURES, 'camt053-001-02.xml'));
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('3 new, 0 already imported, 1 error');
     expect(await page.getByRole('region', { name: 'Preview' }).getByRole('alert').textContent()).toMatch(/^line 4: .*also on line 2/);
@@ -317,13 +332,38 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     expect(await transactionCount()).toBe(before);
   });
 
+  it('D16: a statement with debit and credit columns (a UK bank) is mapped by guess; the header row can be switched off and on', async () => {
+    await openImport();
+    await choose('Account of the statement', 'Current account');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await readFile(path.join(FIXTURES, 'csv-uk-bank.csv'));
+    await expect.poll(() => field('Debit column (money out)').inputValue()).toBe('Paid out');
+    expect(await field('Credit column (money in)').inputValue()).toBe('Paid in');
+    expect(await page.getByRole('radio', { name: 'Two columns: debit and credit' }).isChecked()).toBe(true);
+    expect(await field('Date column').inputValue()).toBe('Date');
+    expect(await field('Date format').inputValue()).toBe('DD/MM/YYYY');
+    expect(await field('Decimal mark').inputValue()).toBe('.');
+
+    // Without a header row the same columns are chosen by position, and back again.
+    await page.getByRole('checkbox', { name: 'The first row names the columns' }).uncheck();
+    expect(await field('Date column').inputValue()).toBe('0');
+    expect(await field('Debit column (money out)').locator('option:checked').textContent()).toBe('Column 4');
+    await page.getByRole('checkbox', { name: 'The first row names the columns' }).check();
+    expect(await field('Debit column (money out)').inputValue()).toBe('Paid out');
+
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
+    expect((await previewRow('VILLAGE HALL HIRE')).slice(3, 5)).toEqual(['', '1,200.00']);
+    expect((await previewRow('GIFT AID REFUND')).slice(3, 5)).toEqual(['310.45', '']);
+  });
+
   it('fits a phone-width screen (390 px) without sideways scrolling, preview included', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    await go('Import', 'Import a statement');
+    await openImport();
     expect(await overflow(), 'empty form').toBeLessThanOrEqual(0);
     await choose('Account of the statement', 'Bank');
-    await field('Statement file').setInputFiles(statementFile('umsaetze-maerz.csv', LATER_STATEMENT));
+    await readFile(statementFile('umsaetze-maerz.csv', LATER_STATEMENT));
     await page.getByRole('table', { name: 'First rows of the file' }).waitFor();
     expect(await overflow(), 'mapping form').toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'Preview' }).click();
@@ -335,7 +375,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
     // date format and decimal comma are guessed from the file; the preview has no error.
     await choose('Account of the statement', 'Cash box');
     await choose('Account for lines no rule matches', 'Unsorted');
-    await field('Statement file').setInputFiles(path.join(FIXTURES, 'csv-german-bank.csv'));
+    await readFile(path.join(FIXTURES, 'csv-german-bank.csv'));
     expect(await field('Rows to skip before the header').inputValue()).toBe('4');
     expect(await field('Date column').inputValue()).toBe('Buchungstag');
     expect(await field('Description column').inputValue()).toBe('Verwendungszweck');

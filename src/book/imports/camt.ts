@@ -17,7 +17,7 @@ export function parseCamt053(text: string): ParsedStatement {
   checkWellFormed(text);
   const root = parseXml(text, REPEATING);
   const name = Object.keys(root)[0];
-  if (name !== 'Document') throw invalid(`the file is not a camt.053 statement: its root element is <${name}>, not <Document>`);
+  if (name !== 'Document') throw invalid(`the file is not a camt.053 statement: its root element is <${name?.slice(0, 40)}>, not <Document>`);
   const document = child(root, 'Document');
   const namespace = namespaceOf(document);
   if (namespace === undefined) throw invalid('the file is not a camt.053 statement: <Document> has no namespace (xmlns)');
@@ -27,14 +27,14 @@ export function parseCamt053(text: string): ParsedStatement {
   if (statements.length === 0) throw invalid('the camt.053 file holds no statement (BkToCstmrStmt/Stmt)');
   const accounts = [...new Set(statements.map(accountOf).filter((a) => a !== ''))];
   if (accounts.length > 1) {
-    throw invalid(`the camt.053 file holds statements of ${accounts.length} accounts (${accounts.join(', ')}); import one account at a time`);
+    throw invalid(`the camt.053 file holds statements of ${accounts.length} accounts (${accounts.map((a) => a.slice(0, 40)).join(', ')}); import one account at a time`);
   }
 
   const statement: ParsedStatement = { lines: [], errors: [] };
   let n = 0;
   for (const entry of statements.flatMap((s) => children(s, 'Ntry'))) {
     n++;
-    collectLine(statement, n, `Ntry ${n}`, () => readEntry(entry));
+    if (!collectLine(statement, n, `Ntry ${n}`, () => readEntry(entry))) break;
   }
   return statement;
 }

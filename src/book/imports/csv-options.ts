@@ -52,7 +52,7 @@ export const CsvOptionsSchema = v.pipe(
       delimiter: v.optional(
         v.pipe(
           v.string(DELIMITER_MESSAGE),
-          v.check((s) => [...s].length === 1 && !['"', '\r', '\n'].includes(s), DELIMITER_MESSAGE),
+          v.check((s) => s.length === 1 && !['"', '\r', '\n'].includes(s), DELIMITER_MESSAGE),
           v.description('detected among , ; tab and | when absent'),
         ),
       ),

@@ -1,19 +1,13 @@
-import { CsvError, parse } from 'csv-parse/sync';
 import { invalid } from '../../errors';
 import { parseAmount, type DecimalMark } from './amounts';
 import type { CsvColumn, CsvOptions } from './csv-options';
+import { csvRows, type CsvRow } from './csv-rows';
 import { parseDate } from './dates';
 import { cleanDescription, collectLine, lineFault, shown, type ParsedStatement } from './statement';
 
 // D16: a CSV statement, laid out as its `csv` options say. `line` is the physical line of the file
 // where a row starts (a quoted field may run over several lines), the skipped preamble and the
 // header counted.
-
-/** A row of the file and the physical line it starts on. */
-interface Row {
-  cells: string[];
-  line: number;
-}
 
 /** A column found: its index, and how a message names it. */
 interface Column {
@@ -30,7 +24,7 @@ interface Columns {
 export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
   const { rest, skipped } = skipLines(text, options.skip_rows);
   const delimiter = options.delimiter ?? detectDelimiter(rest, skipped);
-  const rows = readRows(rest, delimiter, skipped);
+  const rows = csvRows(rest, delimiter, skipped + 1);
   let columns: Columns;
   let body = rows;
   if (options.header) {
@@ -43,25 +37,25 @@ export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
   }
 
   const statement: ParsedStatement = { lines: [], errors: [] };
-  const widest = Math.max(...columnsOf(columns).map((c) => c.index));
+  const needed = columnsOf(columns);
   for (const row of body) {
-    collectLine(statement, row.line, `line ${row.line}`, () => {
-      if (row.cells.length <= widest) {
-        const missing = columnsOf(columns).find((c) => c.index >= row.cells.length)!;
-        throw lineFault(`the row has ${row.cells.length} ${row.cells.length === 1 ? 'column' : 'columns'}, too few to hold ${missing.label}`);
-      }
-      const cell = (c: Column) => row.cells[c.index]!;
-      return {
-        occurred_on: parseDate(cell(columns.date), options.date_format),
-        description: cleanDescription(cell(columns.description)),
-        amount_cents: 'amount' in columns.amount
-          ? parseAmount(cell(columns.amount.amount), options.decimal)
-          : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), options.decimal),
-        reference: null,
-      };
-    });
+    if (!collectLine(statement, row.line, `line ${row.line}`, () => readRow(row, columns, needed, options))) break;
   }
   return statement;
+}
+
+function readRow(row: CsvRow, columns: Columns, needed: readonly Column[], options: CsvOptions) {
+  const missing = needed.find((c) => c.index >= row.cells.length);
+  if (missing) throw lineFault(`the row has ${row.cells.length} ${row.cells.length === 1 ? 'column' : 'columns'}, too few to hold ${missing.label}`);
+  const cell = (c: Column) => row.cells[c.index]!;
+  return {
+    occurred_on: parseDate(cell(columns.date), options.date_format),
+    description: cleanDescription(cell(columns.description)),
+    amount_cents: 'amount' in columns.amount
+      ? parseAmount(cell(columns.amount.amount), options.decimal)
+      : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), options.decimal),
+    reference: null,
+  };
 }
 
 /** The text after `count` lines of preamble, and how many lines were skipped (fewer when the file is shorter). */
@@ -100,80 +94,43 @@ function detectDelimiter(text: string, skipped: number): string {
   return tied[0]!;
 }
 
-/** The first few non-blank rows: the line each starts on and how often each candidate occurs outside quotes. */
+/**
+ * The first few non-blank rows: the line each starts on and how often each candidate occurs
+ * outside quotes. Quotes are read as csv-rows.ts reads them, any candidate taken for a delimiter:
+ * a quote opens a field only at its start.
+ */
 function sampleRows(text: string): { line: number; counts: number[] }[] {
   const rows: { line: number; counts: number[] }[] = [];
   let counts = CANDIDATES.map(() => 0);
   let quoted = false;
+  let fieldStart = true;
   let blank = true;
   let line = 1;
   let rowLine = 1;
   for (let i = 0; i < text.length && rows.length < SAMPLE_ROWS; i++) {
     const ch = text[i]!;
-    if (ch === '\n') {
-      line++;
-      if (quoted) continue;
+    if (ch === '\n') line++;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') i++;
+      else if (ch === '"') quoted = false;
+    } else if (ch === '\n') {
       if (!blank) rows.push({ line: rowLine, counts });
       counts = CANDIDATES.map(() => 0);
       blank = true;
+      fieldStart = true;
       rowLine = line;
-      continue;
-    }
-    if (ch === '"') quoted = !quoted;
-    else if (!quoted) {
+    } else if (ch === '"' && fieldStart) {
+      quoted = true;
+      blank = false;
+    } else {
       const k = (CANDIDATES as readonly string[]).indexOf(ch);
       if (k !== -1) counts[k]!++;
+      fieldStart = k !== -1;
+      if (ch !== ' ' && ch !== '\t') blank = false;
     }
-    if (ch !== ' ' && ch !== '\t') blank = false;
   }
   if (!blank && rows.length < SAMPLE_ROWS) rows.push({ line: rowLine, counts });
   return rows;
-}
-
-/**
- * Every non-blank row (a row of empty fields is blank too) with the line it starts on. csv-parse
- * counts the lines where a record ends (with `\n` line breaks, which readableText made them all);
- * a row starts as many lines earlier as its fields hold line breaks.
- */
-function readRows(text: string, delimiter: string, skipped: number): Row[] {
-  const rows: Row[] = [];
-  let lastEnd = 0;
-  try {
-    parse(text, {
-      delimiter,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: true,
-      skip_records_with_empty_values: true,
-      on_record: (cells: string[], context) => {
-        lastEnd = context.lines;
-        rows.push({ cells, line: skipped + context.lines - lineBreaksIn(cells) });
-        return null;
-      },
-    });
-  } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
-    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
-      throw invalid(`line ${skipped + nextRowLine(text, lastEnd)}: a quoted field opens in this row and is never closed`);
-    }
-    const line = skipped + Number((error as { lines?: number }).lines ?? 1);
-    throw invalid(`line ${line}: the file cannot be read as CSV (${error.message})`);
-  }
-  return rows;
-}
-
-function lineBreaksIn(cells: readonly string[]): number {
-  let count = 0;
-  for (const cell of cells) for (let at = cell.indexOf('\n'); at !== -1; at = cell.indexOf('\n', at + 1)) count++;
-  return count;
-}
-
-/** The first non-blank line after line `after`: where the row that broke starts (only when refusing: it splits the text). */
-function nextRowLine(text: string, after: number): number {
-  const lines = text.split('\n');
-  let index = after;
-  while (index < lines.length && lines[index]!.trim() === '') index++;
-  return index + 1;
 }
 
 type Resolve = (column: CsvColumn, field: string) => Column;
@@ -199,7 +156,7 @@ function indexColumn(column: CsvColumn, field: string): Column {
 }
 
 /** A column by its name in the header row (exactly, spaces around it aside), or by its index within the header. */
-function headerColumn(header: Row, column: CsvColumn, field: string, delimiter: string): Column {
+function headerColumn(header: CsvRow, column: CsvColumn, field: string, delimiter: string): Column {
   const names = header.cells.map((cell) => cell.trim());
   if (typeof column === 'number') {
     if (column >= names.length) {

@@ -12,14 +12,15 @@ export const STATEMENT_FORMATS = ['csv', 'ofx', 'camt053'] as const;
 export type StatementFormat = (typeof STATEMENT_FORMATS)[number];
 
 export { CsvOptionsSchema, type CsvOptions } from './csv-options';
-export { DESCRIPTION_JOINER, type LineError, type ParsedStatement, type StatementLine } from './statement';
+export { DESCRIPTION_JOINER, LINE_ERRORS_MAX, type LineError, type ParsedStatement, type StatementLine } from './statement';
 
 /**
  * D16: the lines of a statement file in `format`. A file that cannot be read at all (not text,
  * not OFX, not XML or cut short, a DOCTYPE, no header row, an unknown column, csv options missing
  * for csv) is refused: Refusal('invalid') naming the line or element. A line that cannot be read
  * (a bad date or amount, an empty description) is in `errors` with its line number, and the other
- * lines are still read.
+ * lines are still read, up to LINE_ERRORS_MAX lines at fault: then one more error says reading
+ * stopped there.
  */
 export function parseStatement(format: StatementFormat, content: string, csv?: CsvOptions): ParsedStatement {
   const text = readableText(content);

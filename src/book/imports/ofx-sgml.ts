@@ -10,7 +10,9 @@ import { shown } from './statement';
 //   - tag names are upper-cased (SGML names are case-insensitive), attributes, comments and
 //     processing instructions dropped, an `&` that starts no XML reference escaped (`AT&T`),
 //     CDATA turned into escaped text;
-//   - line breaks are kept where they were, so a line the XML parser names is the file's line.
+//   - anything it cannot make well-formed (an end tag that closes nothing, a name that is not a
+//     name, a tag or comment never closed, a file that ends inside an element) is refused here,
+//     naming the file's line.
 // One pass over the text, no pattern that backtracks: linear in the file's size.
 
 interface Open {

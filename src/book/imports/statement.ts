@@ -37,15 +37,29 @@ export class LineFault extends Error {
 export const lineFault = (message: string) => new LineFault(message);
 
 /**
- * Reads one line with `read`; its LineFault becomes the line's error, prefixed with `label`
- * ("line 7", "STMTTRN 3", "Ntry 2") so the message names where to look.
+ * How many lines at fault a statement lists before reading stops: past that the file is surely
+ * read with the wrong options (or is no statement), and a list of 500,000 errors would cost seconds
+ * to build and megabytes to send.
  */
-export function collectLine(into: ParsedStatement, line: number, label: string, read: () => Omit<StatementLine, 'line'>): void {
+export const LINE_ERRORS_MAX = 100;
+
+/**
+ * Reads one line with `read`; its LineFault becomes the line's error, prefixed with `label`
+ * ("line 7", "STMTTRN 3", "Ntry 2") so the message names where to look. False, with a last error
+ * saying so, when the line is at fault and LINE_ERRORS_MAX are already listed: read no further.
+ */
+export function collectLine(into: ParsedStatement, line: number, label: string, read: () => Omit<StatementLine, 'line'>): boolean {
   try {
     into.lines.push({ line, ...read() });
+    return true;
   } catch (error) {
     if (!(error instanceof LineFault)) throw error;
-    into.errors.push({ line, error: `${label}: ${error.message}` });
+    if (into.errors.length < LINE_ERRORS_MAX) {
+      into.errors.push({ line, error: `${label}: ${error.message}` });
+      return true;
+    }
+    into.errors.push({ line, error: `${label}: reading stopped here: more than ${LINE_ERRORS_MAX} lines are at fault` });
+    return false;
   }
 }
 
@@ -118,10 +132,11 @@ export function joinTexts(parts: readonly (string | undefined)[], joiner = DESCR
  * missing), control characters, text-direction controls.
  */
 export function cleanDescription(text: string, empty = 'the description is empty'): string {
-  const collapsed = collapseWhitespace(text);
+  let collapsed = collapseWhitespace(text);
   if (collapsed === '') throw lineFault(empty);
+  // Cut before the checks: only what is kept is checked, and a huge field costs no more than a short one.
+  if (collapsed.length > DESCRIPTION_MAX) collapsed = Array.from(collapsed.slice(0, DESCRIPTION_MAX * 2)).slice(0, DESCRIPTION_MAX).join('').trimEnd();
   if (hasControlCharacters(collapsed)) throw lineFault('the description must not contain control characters');
   if (hasDisplayControlCharacters(collapsed)) throw lineFault(displayControlRefusal('the description'));
-  if (collapsed.length <= DESCRIPTION_MAX) return collapsed;
-  return [...collapsed].slice(0, DESCRIPTION_MAX).join('').trimEnd();
+  return collapsed;
 }

@@ -57,27 +57,45 @@ function openAtEnd(message: string): string | undefined {
   }
 }
 
-const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const PREDEFINED = new Map([['amp', '&'], ['lt', '<'], ['gt', '>'], ['quot', '"'], ['apos', "'"]]);
 
 /** Code points XML allows in a document (XML 1.0 §2.2 Char). */
 const isXmlChar = (c: number) =>
   c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 
-/** Text with XML's references decoded: `&amp;` `&lt;` `&gt;` `&quot;` `&apos;`, `&#233;` and `&#xE9;`. Any other is refused. */
+/** Longer than any reference XML knows (`&#x10FFFF;`, with some leading zeros): the look for `;` stops there. */
+const REFERENCE_MAX = 16;
+
+/**
+ * Text with XML's references decoded: `&amp;` `&lt;` `&gt;` `&quot;` `&apos;`, `&#233;` and
+ * `&#xE9;`. Any other entity, or a reference to a character XML does not allow, is refused. One
+ * pass, a bounded look at each `&`.
+ */
 export function decodeReferences(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(#x[0-9A-Fa-f]+|#[0-9]+|[A-Za-z_][\w.-]*);/g, (reference, name: string) => {
-    if (name.startsWith('#')) {
-      const digits = name.startsWith('#x') ? name.slice(2) : name.slice(1);
-      const code = digits.length > 8 ? NaN : Number.parseInt(digits, name.startsWith('#x') ? 16 : 10);
-      if (!isXmlChar(code)) throw invalid(`the character reference ${shown(reference)} is not a character XML allows`);
-      return String.fromCodePoint(code);
+  let amp = text.indexOf('&');
+  if (amp === -1) return text;
+  let out = '';
+  let from = 0;
+  while (amp !== -1) {
+    const end = text.slice(amp + 1, amp + 1 + REFERENCE_MAX).indexOf(';');
+    if (end > 0) {
+      const name = text.slice(amp + 1, amp + 1 + end);
+      out += text.slice(from, amp) + referenced(name);
+      from = amp + end + 2;
     }
-    if (!Object.hasOwn(PREDEFINED, name)) {
-      throw invalid(`the entity ${shown(reference)} is not defined: XML has only &amp; &lt; &gt; &quot; and &apos;`);
-    }
-    return PREDEFINED[name]!;
-  });
+    amp = text.indexOf('&', Math.max(from, amp + 1));
+  }
+  return out + text.slice(from);
+}
+
+function referenced(name: string): string {
+  const predefined = PREDEFINED.get(name);
+  if (predefined !== undefined) return predefined;
+  const numeric = /^#(?:x([0-9A-Fa-f]+)|([0-9]+))$/.exec(name);
+  if (!numeric) throw invalid(`the entity ${shown(`&${name};`)} is not defined: XML has only &amp; &lt; &gt; &quot; and &apos;`);
+  const code = numeric[1] !== undefined ? Number.parseInt(numeric[1], 16) : Number.parseInt(numeric[2]!, 10);
+  if (!isXmlChar(code)) throw invalid(`the character reference ${shown(`&${name};`)} is not a character XML allows`);
+  return String.fromCodePoint(code);
 }
 
 /** fast-xml-parser's entity decoder, replaced: XML's own references only, and a declared entity never taken. */

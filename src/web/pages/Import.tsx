@@ -62,6 +62,7 @@ interface StatementFile {
   text: string;
   /** Which file this is: a preview belongs to the file it was made from. */
   serial: number;
+  detected: Format;
 }
 interface Refusal {
   message?: string;
@@ -124,9 +125,11 @@ export function Import() {
     setRefusal(null);
     if (!chosen) return setFile(null);
     const text = await readStatementFile(chosen);
-    setFile({ name: chosen.name, text, serial: (file?.serial ?? 0) + 1 });
-    setFormat(detectFormat(chosen.name, text));
-    if (!mapping) setMapping(guessMapping(text));
+    const detected = detectFormat(chosen.name, text);
+    setFile({ name: chosen.name, text, serial: (file?.serial ?? 0) + 1, detected });
+    setFormat(detected);
+    // The account's own mapping when it has one, else what this file looks like.
+    setMapping((accountId ? rememberedMapping(accountId) : null) ?? guessMapping(text));
   };
 
   const request: StatementRequest | null =
@@ -224,7 +227,9 @@ export function Import() {
                 ))}
               </select>
             </label>
-            <p className="muted small">Detected from the file’s name and content; change it if it is wrong.</p>
+            <p className="muted small">
+              “{file.name}” looks like {FORMATS.find((f) => f.value === file.detected)?.label}; change the format if it is wrong.
+            </p>
           </div>
         )}
         {file && format === 'csv' && mapping && <CsvMappingFields text={file.text} mapping={mapping} accountName={accountName} onChange={setMapping} />}

@@ -168,11 +168,13 @@ export function guessMapping(text: string): CsvMapping {
   const date = find(/date|datum|buchungstag/i);
   const firstDate = rows[0]?.[columns.findIndex((c) => c.value === date)] ?? '';
   const dateFormat = DATE_FORMATS.find((f) => new RegExp(`^${f.replace(/[YMD]/g, '\\d').replace(/\./g, '\\.')}$`).test(firstDate)) ?? BLANK.dateFormat;
+  const amount = find(/amount|betrag|umsatz/i);
+  const [debit, credit] = [find(/debit|paid out|withdrawal|soll|ausgang/i), find(/credit|paid in|deposit|haben|eingang/i)];
   return {
     ...m,
     date,
     description: find(/desc|text|payee|memo|verwendungszweck|details|name/i),
-    amount: find(/amount|betrag|umsatz/i),
+    ...(amount === '' && debit !== '' && credit !== '' ? { amounts: 'two' as const, debit, credit } : { amount }),
     dateFormat,
     decimal: delimiter === ';' || dateFormat === 'DD.MM.YYYY' ? ',' : '.',
   };
@@ -229,7 +231,11 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
   // With or without a header row, the chosen columns stay the same columns (name ⇄ index).
   const toggleHeader = (header: boolean) => {
     const names = sampleOf(text, { ...mapping, header: true }).columns.map((c) => c.value);
-    const convert = (c: string) => (header ? (names[Number(c)] ?? '') : c === '' ? '' : String(names.indexOf(c)));
+    const convert = (c: string) => {
+      if (c === '') return '';
+      if (header) return names[Number(c)] ?? '';
+      return names.includes(c) ? String(names.indexOf(c)) : '';
+    };
     const { date, description, amount, debit, credit } = mapping;
     onChange({ ...mapping, header, date: convert(date), description: convert(description), amount: convert(amount), debit: convert(debit), credit: convert(credit) });
   };
