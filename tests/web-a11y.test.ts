@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
+
+// Issue 6/7 "done means": an axe-core scan (WCAG 2 A and AA rules) of every page of the web app,
+// in both book styles, at desktop and phone width, reports no serious or critical violation.
+
+const missing = missingBrowserPrerequisite();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+const PAGES = ['/', '/transactions', '/import', '/accounts', '/reports', '/reports/annual', '/history', '/settings', '/device'] as const;
+
+describe.skipIf(missing !== null && !STRICT_BROWSER)('accessibility of every page (axe-core, issue 6/7)', () => {
+  let s: WebSession;
+
+  /** The serious and critical violations on the page as it is now. */
+  const scan = async (): Promise<string[]> => {
+    // Evaluated through the debugging protocol, which the page's Content-Security-Policy does not govern.
+    await s.page.evaluate(AXE);
+    const violations = await s.page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations;
+    });
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  };
+
+  const visit = async (path: string) => {
+    await s.page.goto(`${s.web}${path}`);
+    await s.page.getByRole('heading', { level: 1 }).waitFor();
+    await s.page.waitForLoadState('networkidle');
+  };
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
+    s = await openWebSession({ prefix: 'ledger-web-a11y-', email: 'a11y@example.com', password: 'a treasurer password' });
+    const ids: Record<string, number> = {};
+    for (const [name, kind] of [['Bank', 'asset'], ['Card', 'liability'], ['Opening', 'equity'], ['Salary', 'income'], ['Groceries', 'expense']] as const) {
+      ids[name] = (await s.post('/accounts', { name, kind })).body.id;
+    }
+    for (const [on, description, from, to, cents] of [
+      ['2025-12-20', 'Opening the book', 'Opening', 'Bank', 100_000],
+      ['2026-10-01', 'Salary', 'Salary', 'Bank', 250_000],
+      ['2026-11-02', 'Market', 'Card', 'Groceries', 4_550],
+    ] as const) {
+      const entries = [{ account_id: ids[to], amount_cents: cents }, { account_id: ids[from], amount_cents: -cents }];
+      expect((await s.post('/transactions', { occurred_on: on, description, entries })).status).toBe(201);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('the scan itself finds a violation when there is one (an image without a text alternative)', async () => {
+    await visit('/');
+    await s.page.evaluate(() => document.querySelector('main')!.append(Object.assign(document.createElement('img'), { src: '/nothing.png' })));
+    expect((await scan()).join('\n')).toMatch(/^image-alt \(critical\)/m);
+  });
+
+  for (const style of ['personal', 'club'] as const) {
+    for (const width of [1100, 390]) {
+      it(`${style} book, ${width} px: no serious or critical violation on any page`, async () => {
+        const status = await s.page.evaluate(
+          async ({ api, bookStyle }) =>
+            (await fetch(`${api}/settings`, { method: 'PUT', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ book_style: bookStyle }) })).status,
+          { api: s.api, bookStyle: style },
+        );
+        expect(status).toBe(200);
+        await s.page.setViewportSize({ width, height: 900 });
+        const found: Record<string, string[]> = {};
+        for (const path of PAGES) {
+          await visit(path);
+          const violations = await scan();
+          if (violations.length > 0) found[path] = violations;
+        }
+        expect(found).toEqual({});
+      });
+    }
+  }
+
+  it('the sign-in page, signed out', async () => {
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+    await s.page.evaluate(async (api) => void (await fetch(`${api}/auth/logout`, { method: 'POST', credentials: 'include' })), s.api);
+    await s.page.goto(s.web);
+    await s.page.getByLabel('Email').waitFor();
+    expect(await scan()).toEqual([]);
+  });
+});
