@@ -1,14 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config';
-import { WEB_DIST } from '../src/http/web-app';
-import { addUser } from '../src/identity/users';
-import { startServer, type RunningServer } from '../src/server';
-import { newDataRoot, withEmbeddedDb } from './support/embedded';
-import { freePort } from './support/processes';
+import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // D16 in the web app (issue 5/7, item 4): the Import page in a real browser (Debian's chromium
 // through playwright-core, a CDP virtual authenticator), against `ledger serve` on the embedded
@@ -16,7 +10,6 @@ import { freePort } from './support/processes';
 // duplicates); the mapping remembered per account; a camt.053 file detected by itself; a bad line
 // that stops the whole import; phone width. Set up as tests/web.test.ts is.
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts/web');
 const DOCS = path.resolve('docs/screenshots');
 /** The screenshot the README shows; `UPDATE_SCREENSHOTS=1` copies it into docs/screenshots. */
@@ -27,23 +20,8 @@ const FIXTURES = path.resolve('tests/fixtures/imports');
 /** A camt.053.001.08 statement of four entries (tests/fixtures/imports/README.md). */
 const CAMT = path.join(FIXTURES, 'camt053-001-08.xml');
 
-const STRICT = process.env.CI === 'true' || Boolean(process.env.TEST_DATABASE_URL);
-
-function missingPrerequisite(): string | null {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (Debian: apt-get install chromium)`;
-  if (!existsSync(path.join(WEB_DIST, 'index.html'))) {
-    try {
-      execFileSync('npm', ['run', '--silent', 'build:web'], { stdio: 'pipe', timeout: 120_000 });
-    } catch (error) {
-      return `dist/web is not built and \`npm run build:web\` failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`;
-    }
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) return '`npm run build:web` did not produce dist/web/index.html';
-  }
-  return null;
-}
-
-const missing = missingPrerequisite();
-if (missing && !STRICT) console.warn(`web-import.test.ts skipped: ${missing}`);
+const missing = missingBrowserPrerequisite();
+if (missing && !STRICT_BROWSER) console.warn(`web-import.test.ts skipped: ${missing}`);
 
 /**
  * A German bank's export: two lines about the account, a blank line, then the header; `;`
@@ -65,15 +43,10 @@ const STATEMENT = germanCsv();
 /** The same statement a week later: one line more. */
 const LATER_STATEMENT = germanCsv('12.03.2026;Membership fee Alex;30,00');
 
-describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, issue 5/7)', () => {
-  let dir: string;
-  let server: RunningServer;
-  let context: BrowserContext;
+describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromium (D16, issue 5/7)', () => {
+  let session: WebSession;
   let page: Page;
   let api: string;
-  let web: string;
-  const faults: Record<string, unknown>[] = [];
-  const violations: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
   const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
@@ -107,45 +80,8 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
   beforeAll(async () => {
     if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    dir = newDataRoot('ledger-web-import-');
-    const [apiPort, webPort] = [await freePort(), await freePort()];
-    api = `http://localhost:${apiPort}`;
-    web = `http://localhost:${webPort}`;
-    const config = loadConfig({
-      DATABASE_URL: `file:${path.join(dir, 'data')}`,
-      BIND_ADDR: `127.0.0.1:${apiPort}`,
-      WEB_BIND_ADDR: `127.0.0.1:${webPort}`,
-      API_ORIGIN: api,
-      WEB_ORIGIN: web,
-    });
-    server = await startServer(config, { info() {}, error: (event, fields) => faults.push({ event, ...fields }) });
-    await withEmbeddedDb(path.join(dir, 'data'), (db) => addUser(db, EMAIL, PASSWORD));
-
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 900 },
-      locale: 'en-US',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context.setDefaultTimeout(10_000);
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) violations.push(message.text());
-    });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
-
-    // Signed in (password, then a new passkey), with the accounts a club's treasurer keeps.
-    await page.goto(web);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
-    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    session = await openWebSession({ prefix: 'ledger-web-import-', email: EMAIL, password: PASSWORD });
+    ({ page, api } = session);
     await page.evaluate(async (origin) => {
       for (const [name, kind] of [
         ['Bank', 'asset'],
@@ -163,9 +99,7 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await session?.close();
     if (process.env.UPDATE_SCREENSHOTS) {
       for (const name of DOC_SHOTS) copyFileSync(path.join(ARTIFACTS, `${name}.png`), path.join(DOCS, `${name}.png`));
     }
@@ -391,8 +325,8 @@ describe.skipIf(missing !== null && !STRICT)('the Import page in chromium (D16, 
   });
 
   it('ran without server faults or Content-Security-Policy violations', () => {
-    expect(faults, 'server faults during the browser session').toEqual([]);
-    expect(violations, 'CSP violations').toEqual([]);
+    expect(session.faults, 'server faults during the browser session').toEqual([]);
+    expect(session.violations, 'CSP violations').toEqual([]);
   });
 });
 

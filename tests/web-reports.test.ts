@@ -1,21 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config';
-import { WEB_DIST } from '../src/http/web-app';
-import { addUser } from '../src/identity/users';
-import { startServer, type RunningServer } from '../src/server';
-import { newDataRoot, withEmbeddedDb } from './support/embedded';
-import { freePort } from './support/processes';
+import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // Issue 5/7 item 4, books out in the web app: the printable annual report (D7 figures in natural
 // sign, D6; D12 wording) and the export buttons (D17), in Debian's chromium through
 // playwright-core against `ledger serve` on the embedded database (the set-up of web.test.ts).
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts/web-reports');
 const DOCS = path.resolve('docs/screenshots');
 /** The screenshots the README shows; `UPDATE_SCREENSHOTS=1` copies them into docs/screenshots. */
@@ -23,24 +16,8 @@ const DOC_SHOTS = ['annual-report', 'annual-report-print'];
 const EMAIL = 'treasurer@example.com';
 const PASSWORD = 'a treasurer password';
 
-/** As in web.test.ts: in CI or against a real PostgreSQL a missing browser fails, never skips. */
-const STRICT = process.env.CI === 'true' || Boolean(process.env.TEST_DATABASE_URL);
-
-function missingPrerequisite(): string | null {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (Debian: apt-get install chromium)`;
-  if (!existsSync(path.join(WEB_DIST, 'index.html'))) {
-    try {
-      execFileSync('npm', ['run', '--silent', 'build:web'], { stdio: 'pipe', timeout: 120_000 });
-    } catch (error) {
-      return `dist/web is not built and \`npm run build:web\` failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`;
-    }
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) return '`npm run build:web` did not produce dist/web/index.html';
-  }
-  return null;
-}
-
-const missing = missingPrerequisite();
-if (missing && !STRICT) console.warn(`web-reports.test.ts skipped: ${missing}`);
+const missing = missingBrowserPrerequisite();
+if (missing && !STRICT_BROWSER) console.warn(`web-reports.test.ts skipped: ${missing}`);
 
 const TIME_ZONE = 'Europe/Berlin';
 /** The current year where the browser is. */
@@ -100,15 +77,10 @@ const personalSheet = [
   ['Result to date', '2,364.60', '500.00'],
 ];
 
-describe.skipIf(missing !== null && !STRICT)('annual report and exports in chromium (issue 5/7 item 4, D7, D12, D17)', () => {
-  let dir: string;
-  let server: RunningServer;
-  let context: BrowserContext;
+describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports in chromium (issue 5/7 item 4, D7, D12, D17)', () => {
+  let session: WebSession;
   let page: Page;
   let api: string;
-  let web: string;
-  const faults: Record<string, unknown>[] = [];
-  const violations: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
   const go = async (link: string, heading: string | RegExp) => {
@@ -136,55 +108,8 @@ describe.skipIf(missing !== null && !STRICT)('annual report and exports in chrom
   beforeAll(async () => {
     if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    dir = newDataRoot('ledger-web-reports-');
-
-    const [apiPort, webPort] = [await freePort(), await freePort()];
-    api = `http://localhost:${apiPort}`;
-    web = `http://localhost:${webPort}`;
-    const config = loadConfig({
-      DATABASE_URL: `file:${path.join(dir, 'data')}`,
-      BIND_ADDR: `127.0.0.1:${apiPort}`,
-      WEB_BIND_ADDR: `127.0.0.1:${webPort}`,
-      API_ORIGIN: api,
-      WEB_ORIGIN: web,
-    });
-    server = await startServer(config, { info() {}, error: (event, fields) => faults.push({ event, ...fields }) });
-    await withEmbeddedDb(path.join(dir, 'data'), (db) => addUser(db, EMAIL, PASSWORD));
-
-    context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 900 },
-      locale: 'en-US',
-      timezoneId: TIME_ZONE,
-      acceptDownloads: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    context.setDefaultTimeout(10_000);
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) violations.push(message.text());
-    });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
-
-    // Password, then the first passkey: a full session.
-    await page.goto(web);
-    await page.getByLabel('Email').fill(EMAIL);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('button', { name: 'Create a passkey' }).click();
-    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    session = await openWebSession({ prefix: 'ledger-web-reports-', email: EMAIL, password: PASSWORD, timezoneId: TIME_ZONE });
+    ({ page, api } = session);
 
     // The book, posted through the API with the page's own session.
     const posted = await page.evaluate(
@@ -207,9 +132,7 @@ describe.skipIf(missing !== null && !STRICT)('annual report and exports in chrom
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await session?.close();
     if (process.env.UPDATE_SCREENSHOTS) {
       for (const name of DOC_SHOTS) copyFileSync(path.join(ARTIFACTS, `${name}.png`), path.join(DOCS, `${name}.png`));
     }
@@ -340,8 +263,9 @@ describe.skipIf(missing !== null && !STRICT)('annual report and exports in chrom
 
   it('D17: the Reports page downloads the hledger journal and the Beancount file of its period; a failure is explained', async () => {
     await go('Reports', 'Reports');
+    await page.getByRole('radio', { name: 'Custom' }).check();
     await page.getByLabel('From').fill(`${REPORTED}-01-01`);
-    await page.getByLabel('To').fill(`${REPORTED}-12-31`);
+    await page.getByLabel('To', { exact: true }).fill(`${REPORTED}-12-31`);
     const journal = await downloadFrom('Download hledger journal');
     expect(journal.name).toMatch(/\.journal$/);
     expect(journal.text).toContain('March salary');
@@ -357,7 +281,7 @@ describe.skipIf(missing !== null && !STRICT)('annual report and exports in chrom
       route.fulfill({
         status: 500,
         contentType: 'application/json',
-        headers: { 'access-control-allow-origin': web, 'access-control-allow-credentials': 'true' },
+        headers: { 'access-control-allow-origin': session.web, 'access-control-allow-credentials': 'true' },
         body: JSON.stringify({ error: 'internal error' }),
       }),
     );
@@ -378,7 +302,7 @@ describe.skipIf(missing !== null && !STRICT)('annual report and exports in chrom
   });
 
   it('ran without server faults or Content-Security-Policy violations', () => {
-    expect(faults, 'server faults during the browser session').toEqual([]);
-    expect(violations, 'CSP violations').toEqual([]);
+    expect(session.faults, 'server faults during the browser session').toEqual([]);
+    expect(session.violations, 'CSP violations').toEqual([]);
   });
 });
