@@ -35,6 +35,8 @@ describe('D14: npm start, exactly as the README writes it', () => {
         DATABASE_URL: `file:${path.join(root, 'data')}`,
         BIND_ADDR: `127.0.0.1:${api}`,
         WEB_BIND_ADDR: `127.0.0.1:${web}`,
+        // The web app answers on WEB_ORIGIN only (another host is redirected there: finding 10 of issue 6/7).
+        WEB_ORIGIN: `http://127.0.0.1:${web}`,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

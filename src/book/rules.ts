@@ -43,3 +43,29 @@ export function twoEntries(movement: TwoEntryMovement): { account_id: number; am
     { account_id: movement.from_account_id, amount_cents: -movement.amount_cents },
   ];
 }
+
+/** Where money is kept or owed: the accounts a move goes between (D12's funds and debts). */
+export function holdsMoney(kind: AccountKind): boolean {
+  return kind === 'asset' || kind === 'liability';
+}
+
+export type Direction = 'in' | 'out' | 'move' | 'split';
+
+/**
+ * What a transaction was, in the words of the forms that record one (D6, D19): money into an
+ * account that holds money from one that does not (income, equity) is money in; the reverse is
+ * money out; between two that hold money, a move; anything else (more than two entries, or
+ * none holding money) a split.
+ */
+export function directionOf(entries: readonly { account_id: number; amount_cents: number }[], kindOf: (accountId: number) => AccountKind | undefined): Direction {
+  if (entries.length !== 2) return 'split';
+  const to = entries.find((e) => e.amount_cents > 0);
+  const from = entries.find((e) => e.amount_cents < 0);
+  if (!to || !from) return 'split';
+  const [toKind, fromKind] = [kindOf(to.account_id), kindOf(from.account_id)];
+  if (!toKind || !fromKind) return 'split';
+  if (holdsMoney(toKind) && holdsMoney(fromKind)) return 'move';
+  if (holdsMoney(toKind)) return 'in';
+  if (holdsMoney(fromKind)) return 'out';
+  return 'split';
+}

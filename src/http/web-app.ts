@@ -35,9 +35,24 @@ function webSecurityHeaders(apiOrigin: string): Record<string, string> {
 }
 
 /**
+ * Whether the Host header names WEB_ORIGIN's host (case-insensitive; the scheme's default port,
+ * which a proxy may write out, dropped). A request without one is judged by its URL.
+ */
+function isWebOriginHost(host: string, webOrigin: URL): boolean {
+  const defaultPort = webOrigin.protocol === 'https:' ? ':443' : ':80';
+  const asked = host.toLowerCase();
+  return (asked.endsWith(defaultPort) ? asked.slice(0, -defaultPort.length) : asked) === webOrigin.host;
+}
+
+/**
  * D2/D9: the web app on WEB_BIND_ADDR: the built files, `/config.json` (the API's origin, from
  * the same configuration), and index.html for every other path outside /assets so that the app's
  * own routes (/authorize, /device…) load on a fresh visit.
+ *
+ * Issue 6/7 finding 10: the app works only on WEB_ORIGIN (CORS and passkeys accept that origin
+ * alone; elsewhere sign-in answered "Failed to fetch"), so a request for any other host (such as
+ * http://127.0.0.1:38080 for http://localhost:38080) is sent to the same path and query there;
+ * 308 keeps the method.
  */
 export function createWebApp(config: Config) {
   const indexFile = path.join(WEB_DIST, 'index.html');
@@ -46,10 +61,16 @@ export function createWebApp(config: Config) {
     : '<!doctype html><title>Ledger</title><p>The web app is not built: run <code>npm ci</code> or <code>npm run build:web</code>.</p>';
   const root = path.relative(process.cwd(), WEB_DIST) || '.';
   const headers = Object.entries(webSecurityHeaders(config.apiOrigin));
+  const webOrigin = new URL(config.webOrigin);
   return new Hono()
     .use('*', async (c, next) => {
       await next();
       for (const [name, value] of headers) c.res.headers.set(name, value);
+    })
+    .use('*', async (c, next) => {
+      const url = new URL(c.req.url);
+      if (isWebOriginHost(c.req.header('host') ?? url.host, webOrigin)) return next();
+      return c.redirect(`${config.webOrigin}${url.pathname}${url.search}`, 308);
     })
     .get('/config.json', (c) => c.json({ apiOrigin: config.apiOrigin }))
     .use('/assets/*', serveStatic({ root }))

@@ -54,11 +54,15 @@ export function Money({ cents }: { cents: number }) {
   return <span className={`money${cents < 0 ? ' negative' : ''}`}>{formatCents(cents)}</span>;
 }
 
+/**
+ * A refusal shown to the person. The API words its errors in lower case ("the account has
+ * entries"); shown alone they start a sentence, so with a capital letter (issue 6/7 finding 11).
+ */
 export function ErrorNote({ error }: { error: string | null }) {
   if (!error) return null;
   return (
     <p className="error" role="alert">
-      {error}
+      {error.charAt(0).toUpperCase() + error.slice(1)}
     </p>
   );
 }

@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, useEffect, useRef } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, loadConfig } from './api';
 import { AppProvider, useApp } from './app';
@@ -29,35 +29,58 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/device': Device,
 };
 
-function Shell() {
-  const { me, path, refresh, navigate } = useApp();
-  const route = path.split('?')[0]!;
-  // Not signed in: sign in first, then stay on the same page (a consent or device request included).
-  if (!me) return <SignIn />;
-  const Page = PAGES[route] ?? Home;
+/**
+ * The header: the links (on a phone one row that scrolls sideways, the current page's link kept
+ * in view), then who is signed in and Sign out; on a phone two rows (issue 6/7 findings 8, 11).
+ */
+function Header({ email, route }: { email: string; route: string }) {
+  const { refresh, navigate } = useApp();
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const link = nav.current?.querySelector('[aria-current="page"]');
+    if (!nav.current || !link) return;
+    const [box, frame] = [link.getBoundingClientRect(), nav.current.getBoundingClientRect()];
+    if (box.left < frame.left || box.right > frame.right) nav.current.scrollLeft += box.left - frame.left - (frame.width - box.width) / 2;
+  }, [route]);
   const signOut = async () => {
     await api('POST', '/auth/logout');
     await refresh();
     navigate('/');
   };
   return (
-    <>
-      <header>
-        <nav aria-label="Main">
-          <Link to="/" className="brand">
-            Ledger
-          </Link>
-          <Link to="/transactions">Transactions</Link>
-          <Link to="/import">Import</Link>
-          <Link to="/accounts">Accounts</Link>
-          <Link to="/reports">Reports</Link>
-          <Link to="/history">History</Link>
-          <Link to="/settings">Settings</Link>
-        </nav>
+    <header>
+      <nav aria-label="Main" ref={nav}>
+        <Link to="/" className="brand">
+          Ledger
+        </Link>
+        <Link to="/transactions">Transactions</Link>
+        <Link to="/import">Import</Link>
+        <Link to="/accounts">Accounts</Link>
+        <Link to="/reports">Reports</Link>
+        <Link to="/history">History</Link>
+        <Link to="/settings">Settings</Link>
+      </nav>
+      <div className="session">
+        <span className="person" title={email}>
+          Signed in as {email}
+        </span>
         <button type="button" className="secondary" onClick={() => void signOut()}>
           Sign out
         </button>
-      </header>
+      </div>
+    </header>
+  );
+}
+
+function Shell() {
+  const { me, path } = useApp();
+  const route = path.split('?')[0]!;
+  // Not signed in: sign in first, then stay on the same page (a consent or device request included).
+  if (!me) return <SignIn />;
+  const Page = PAGES[route] ?? Home;
+  return (
+    <>
+      <Header email={me.email} route={route} />
       <Page key={route} />
     </>
   );

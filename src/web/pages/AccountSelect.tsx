@@ -1,20 +1,26 @@
 import type { Account } from '../api';
 import { useApp } from '../app';
+import type { AccountKind } from '../../book/rules';
 
 const KINDS = ['asset', 'liability', 'equity', 'income', 'expense'] as const;
 
-/** A required choice of account, grouped by kind in the book style's words. */
-export function AccountSelect({ label, accounts, value, onChange }: { label: string; accounts: Account[]; value: string; onChange(v: string): void }) {
+/**
+ * A required choice of account, grouped by kind in the book style's words. `kinds` offers only
+ * the kinds that make sense for the form (issue 6/7 finding 3; every kind when absent), and
+ * `exclude` leaves out the account chosen on the other side: never the same account twice (D19).
+ */
+export function AccountSelect(props: { label: string; accounts: Account[]; value: string; onChange(v: string): void; kinds?: readonly AccountKind[]; exclude?: string }) {
   const { words } = useApp();
+  const kinds = props.kinds ?? KINDS;
   return (
     <label>
-      {label}
-      <select required value={value} onChange={(e) => onChange(e.target.value)}>
+      {props.label}
+      <select required value={props.value} onChange={(e) => props.onChange(e.target.value)}>
         <option value="">Choose…</option>
-        {KINDS.map((kind) => (
+        {KINDS.filter((kind) => kinds.includes(kind)).map((kind) => (
           <optgroup key={kind} label={words.kinds[kind]}>
-            {accounts
-              .filter((a) => a.kind === kind)
+            {props.accounts
+              .filter((a) => a.kind === kind && String(a.id) !== props.exclude)
               .map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.name}

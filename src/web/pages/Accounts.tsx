@@ -12,8 +12,8 @@ function Balances({ balances }: { balances: Balance[] }) {
   return KINDS.map((k) => {
     const of = balances.filter((a) => a.kind === k);
     return (
-      <section key={k} aria-label={words.kinds[k]}>
-        <h2>{words.kinds[k]}</h2>
+      <section key={k} aria-label={words.accountHeadings[k]}>
+        <h2>{words.accountHeadings[k]}</h2>
         {of.length === 0 ? <p className="muted">None yet.</p> : <BalanceTable lines={of} />}
       </section>
     );
@@ -82,16 +82,21 @@ function ManageAccount({ account, onChanged }: { account: Account; onChanged(): 
   // Closed until asked for: the page's own "Name" and "Kind" fields stay the only ones of their name.
   const [open, setOpen] = useState(false);
   return (
-    <li>
+    <li className="manage">
+      {/* The name once, then short buttons named after it for screen readers (issue 6/7 finding 8: whole on a phone). */}
       <div className="row">
-        <span>{account.name}</span>
-        <button type="button" className="secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
-          Change {account.name}
-        </button>
-        <button type="button" className="secondary" disabled={remove.busy} onClick={() => void remove.onSubmit()}>
-          Delete {account.name}
-        </button>
-        <Link to={`/history?subject=account&subject_id=${account.id}`}>History of {account.name}</Link>
+        <strong className="name">{account.name}</strong>
+        <span className="row actions">
+          <button type="button" className="secondary" aria-label={`Change ${account.name}`} aria-expanded={open} onClick={() => setOpen(!open)}>
+            Change
+          </button>
+          <button type="button" className="secondary" aria-label={`Delete ${account.name}`} disabled={remove.busy} onClick={() => void remove.onSubmit()}>
+            Delete
+          </button>
+          <Link to={`/history?subject=account&subject_id=${account.id}`}>
+            History<span className="visually-hidden"> of {account.name}</span>
+          </Link>
+        </span>
       </div>
       {open && (
         <form aria-label={`Change ${account.name}`} className="row" onSubmit={save.onSubmit}>

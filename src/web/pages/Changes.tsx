@@ -34,9 +34,12 @@ function differences(subject: Change['subject'], before: Record<string, unknown>
   return out;
 }
 
-/** One record in plain words: who, what, when, through what. */
-export function describeChange(change: Change): string {
-  const who = change.actor_email ?? 'An admin command';
+/**
+ * One record in plain words: who ("You" for the person reading it: shorter, so a phone shows each
+ * record in a few lines, issue 6/7 finding 8), what, when, through what.
+ */
+export function describeChange(change: Change, reader?: string): string {
+  const who = change.actor_email === null ? 'An admin command' : change.actor_email.toLowerCase() === reader?.toLowerCase() ? 'You' : change.actor_email;
   const shape = (change.after ?? change.before) as Record<string, unknown>;
   const name =
     change.subject === 'transaction'
@@ -53,7 +56,7 @@ export function describeChange(change: Change): string {
 
 /** D15: the history of the book, or of one transaction or account (?subject=&subject_id=). */
 export function Changes() {
-  const { path } = useApp();
+  const { path, me } = useApp();
   const search = path.split('?')[1] ?? '';
   const [changes, setChanges] = useState<Change[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
@@ -99,10 +102,10 @@ export function Changes() {
         <ol className="plain history">
           {changes.map((c) => (
             <li key={c.id}>
-              {describeChange(c)}{' '}
+              <span>{describeChange(c, me?.email)}</span>
               {c.subject === 'transaction' && c.action === 'delete' && (
-                <button type="button" className="secondary" onClick={() => void undo(c)}>
-                  Undo this delete
+                <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
+                  Undo
                 </button>
               )}
             </li>

@@ -3,7 +3,7 @@ import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
 import { daysBefore, formatDate, today } from '../money';
-import { amountMoved } from '../../book/rules';
+import { amountMoved, directionOf } from '../../book/rules';
 
 type Balance = Account & { balance_cents: number };
 interface Month {
@@ -35,11 +35,11 @@ function MonthCards({ month }: { month: Month | null }) {
   return (
     <section className="cards" aria-label="This month">
       <div className="card">
-        <h2>{words.moneyIn} this month</h2>
+        <h2>{words.thisMonthIn}</h2>
         <Money cents={month?.income_cents ?? 0} />
       </div>
       <div className="card">
-        <h2>{words.moneyOut} this month</h2>
+        <h2>{words.thisMonthOut}</h2>
         <Money cents={month?.expense_cents ?? 0} />
       </div>
     </section>
@@ -73,7 +73,10 @@ function BalancesSections({ balances }: { balances: Balance[] }) {
   );
 }
 
-function RecentTable({ recent }: { recent: Transaction[] }) {
+/** The recent transactions, each with what it was (money in, out, moved) beside the amount it moved (finding 4). */
+function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Account[] }) {
+  const { words } = useApp();
+  const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   return (
     <section aria-labelledby="recent-heading">
       <h2 id="recent-heading">Recent transactions</h2>
@@ -82,7 +85,7 @@ function RecentTable({ recent }: { recent: Transaction[] }) {
       ) : (
         <Scroll>
           <table aria-labelledby="recent-heading">
-            <TableHead columns={['Date', 'Description', 'Amount']} numeric={['Amount']} />
+            <TableHead columns={['Date', 'Description', 'What', 'Amount']} numeric={['Amount']} />
             <tbody>
               {recent.map((t) => (
                 <tr key={t.id}>
@@ -90,6 +93,7 @@ function RecentTable({ recent }: { recent: Transaction[] }) {
                   <th scope="row">
                     <Link to={`/transactions?edit=${t.id}`}>{t.description}</Link>
                   </th>
+                  <td>{words.happened[directionOf(t.entries, kindOf)]}</td>
                   <td className="num">
                     <Money cents={amountOf(t)} />
                   </td>
@@ -133,7 +137,7 @@ export function Home() {
         <>
           <MonthCards month={data.month} />
           <BalancesSections balances={data.balances} />
-          <RecentTable recent={data.recent} />
+          <RecentTable recent={data.recent} accounts={data.balances} />
         </>
       )}
     </main>

@@ -1,13 +1,14 @@
-import { useEffect, useState } from 'react';
-import { api, withQuery, type Account, type AccountRegister } from '../api';
-import { ErrorNote, Link, Money, Scroll, TableHead } from '../components';
+import { useState } from 'react';
+import { withQuery, type Account, type AccountRegister } from '../api';
+import { ErrorNote, Link, Loading, Money, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
+import { useReport } from './useReport';
 
 function RegisterTable({ register }: { register: AccountRegister }) {
   return (
     <Scroll>
       <table aria-labelledby="register-heading">
-        <TableHead columns={['Date', 'Description', 'Amount', 'Balance']} />
+        <TableHead columns={['Date', 'Description', 'Amount', 'Balance']} numeric={['Amount', 'Balance']} />
         <tbody>
           <tr>
             <td colSpan={3}>Opening balance</td>
@@ -38,18 +39,8 @@ function RegisterTable({ register }: { register: AccountRegister }) {
 /** One account's entries over the period with the running balance (natural sign). */
 export function Register({ accounts, period }: { accounts: Account[]; period: { from: string; to: string } }) {
   const [registerOf, setRegisterOf] = useState('');
-  const [register, setRegister] = useState<AccountRegister | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!registerOf) return setRegister(null);
-    api<AccountRegister>('GET', withQuery(`/reports/accounts/${registerOf}/register`, period))
-      .then((r) => {
-        setRegister(r);
-        setError(null);
-      })
-      .catch((e: Error) => setError(e.message));
-  }, [registerOf, period]);
+  // The answer for the account and period chosen last only (issue 6/7 finding 7).
+  const register = useReport<AccountRegister>(registerOf ? withQuery(`/reports/accounts/${registerOf}/register`, period) : null);
 
   return (
     <section aria-labelledby="register-heading">
@@ -65,8 +56,8 @@ export function Register({ accounts, period }: { accounts: Account[]; period: { 
           ))}
         </select>
       </label>
-      <ErrorNote error={error} />
-      {register && <RegisterTable register={register} />}
+      <ErrorNote error={register.error} />
+      {registerOf && !register.error && (register.data && register.current ? <RegisterTable register={register.data} /> : <Loading />)}
     </section>
   );
 }

@@ -113,8 +113,8 @@ function ConnectionsSection({ connections, reload }: { connections: Connection[]
                     {c.client_name}
                     {c.label ? ` (${c.label})` : ''}
                   </td>
-                  <td>{when(c.last_used_at)}</td>
-                  <td>{when(c.expires_at)}</td>
+                  <td data-label="Last used">{when(c.last_used_at)}</td>
+                  <td data-label="Expires">{when(c.expires_at)}</td>
                   <td>
                     <button
                       type="button"

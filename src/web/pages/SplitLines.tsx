@@ -15,10 +15,14 @@ export const blankLines = (): Line[] => [
 
 /** The entries of a split, or an error naming the first line that is not filled in properly. */
 export function entriesOf(lines: Line[]): { account_id: number; amount_cents: number }[] {
-  return lines.map((line, i) => {
+  const entries = lines.map((line, i) => {
     if (!line.account) throw new Error(`Line ${i + 1}: choose an account.`);
     return { account_id: Number(line.account), amount_cents: amountOrThrow(line.amount, { signed: true, prefix: `Line ${i + 1}: ` }) };
   });
+  // Said in money before the server is asked, whose message counts in cents (finding 2).
+  const total = entries.reduce((sum, e) => sum + e.amount_cents, 0);
+  if (total !== 0) throw new Error(`The entries add up to ${formatCents(total)}; they must add up to zero.`);
+  return entries;
 }
 
 /** The running total of the lines typed so far, and what is left to balance (it must reach zero). */

@@ -3,7 +3,8 @@ import { api, apiPage, withQuery, type Account, type Transaction } from '../api'
 import { useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatCents, formatDate } from '../money';
-import { DateAndDescription, RecordForm } from './RecordForm';
+import { confirmFarDate, DateAndDescription, RecordForm } from './RecordForm';
+import { directionOf, naturalBalance } from '../../book/rules';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
@@ -17,11 +18,13 @@ function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[
     transaction.entries.map((e) => ({ account: String(e.account_id), amount: formatCents(e.amount_cents) })),
   );
   const save = useSubmit(async () => {
-    await api('PUT', `/transactions/${transaction.id}`, { occurred_on: date, description, entries: entriesOf(lines) });
+    const entries = entriesOf(lines);
+    if (date !== transaction.occurred_on) confirmFarDate(date);
+    await api('PUT', `/transactions/${transaction.id}`, { occurred_on: date, description, entries });
     onDone(true);
   });
   return (
-    <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit}>
+    <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
       <h3>Edit “{transaction.description}”</h3>
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
@@ -39,26 +42,60 @@ function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[
   );
 }
 
-function History({ list, onEdit, onDelete }: { list: Transaction[]; onEdit(t: Transaction): void; onDelete(t: Transaction): void }) {
+/**
+ * What a transaction did, as a person reads it (issue 6/7 finding 4): a two-entry one as money
+ * in, out or moved, from one account to the other, with the amount that moved; a split as each
+ * account's amount in its natural sign (D6), so income received reads as a plus, not a red minus.
+ */
+function WhatHappened({ transaction, accounts }: { transaction: Transaction; accounts: Account[] }) {
+  const { words } = useApp();
+  const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
+  const direction = directionOf(transaction.entries, kindOf);
+  if (direction !== 'split') {
+    const to = transaction.entries.find((e) => e.amount_cents > 0)!;
+    const from = transaction.entries.find((e) => e.amount_cents < 0)!;
+    return (
+      <span>
+        <strong>{words.happened[direction]}</strong> <Money cents={to.amount_cents} />
+        <span className="fromto">
+          {' '}
+          from {from.account_name} to {to.account_name}
+        </span>
+      </span>
+    );
+  }
+  return (
+    <>
+      <strong>{words.happened.split}</strong>
+      <ul className="plain">
+        {transaction.entries.map((e, i) => {
+          const kind = kindOf(e.account_id);
+          return (
+            <li key={i}>
+              {e.account_name} <Money cents={kind ? naturalBalance(kind, e.amount_cents) : e.amount_cents} />
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+function History({ list, accounts, onEdit, onDelete }: { list: Transaction[]; accounts: Account[]; onEdit(t: Transaction): void; onDelete(t: Transaction): void }) {
   if (list.length === 0) return <p>No transactions found.</p>;
   return (
     <Scroll>
       <table aria-labelledby="list-heading">
-        <TableHead columns={['Date', 'Description', 'Entries']} actions />
+        <TableHead columns={['Date', 'Description', 'What happened', 'Recorded by']} actions />
         <tbody>
           {list.map((t) => (
             <tr key={t.id}>
               <td>{formatDate(t.occurred_on)}</td>
               <td>{t.description}</td>
               <td>
-                <ul className="plain">
-                  {t.entries.map((e, i) => (
-                    <li key={i}>
-                      {e.account_name} <Money cents={e.amount_cents} />
-                    </li>
-                  ))}
-                </ul>
+                <WhatHappened transaction={t} accounts={accounts} />
               </td>
+              <td className="byline">{t.created_by_email ?? '—'}</td>
               <td>
                 <div className="row">
                   <button type="button" className="secondary" onClick={() => onEdit(t)} aria-label={`Edit ${t.description}`}>
@@ -146,7 +183,7 @@ export function Transactions() {
       {!accounts || !list ? (
         error ? <ErrorNote error={error} /> : <Loading />
       ) : (
-        <>
+        <div className="transactions-layout">
           <section aria-labelledby="record-heading">
             <h2 id="record-heading">Record</h2>
             <RecordForm accounts={accounts} onSaved={() => void load()} />
@@ -188,14 +225,14 @@ export function Transactions() {
                 }}
               />
             )}
-            <History list={list} onEdit={setEditing} onDelete={(t) => void remove(t)} />
+            <History list={list} accounts={accounts} onEdit={setEditing} onDelete={(t) => void remove(t)} />
             {next && (
               <button type="button" className="secondary" onClick={() => void more()}>
                 Load more
               </button>
             )}
           </section>
-        </>
+        </div>
       )}
     </main>
   );
