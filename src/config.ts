@@ -20,6 +20,11 @@ export interface Config {
   apiOrigin: string;
   webOrigin: string;
   sessionTtlDays: number;
+  /**
+   * D18, tests only: `CIMD_ALLOW_PRIVATE_ADDRESSES=1` lets the fetch of a client's metadata
+   * document reach loopback, private and link-local addresses (a test's local https server).
+   */
+  cimdAllowPrivateAddresses: boolean;
 }
 
 /** A malformed environment variable; the message is the one line printed before exit 1 (D2). */
@@ -40,6 +45,7 @@ const DEFAULTS = {
   API_ORIGIN: 'http://localhost:38081',
   WEB_ORIGIN: 'http://localhost:38080',
   SESSION_TTL_DAYS: '30',
+  CIMD_ALLOW_PRIVATE_ADDRESSES: '0',
 } as const;
 
 type Variable = keyof typeof DEFAULTS;
@@ -102,6 +108,13 @@ const SessionTtlDays = v.pipe(
   v.maxValue(3650, 'expected at most 3650 days'),
 );
 
+/** D18: `1` switches the address check of metadata-document fetches off (tests only); `0` or unset keeps it. */
+const Switch = v.pipe(
+  v.string(),
+  v.picklist(['0', '1'], 'expected 1 (tests only) or 0'),
+  v.transform((s) => s === '1'),
+);
+
 function read<TOut>(
   env: Record<string, string | undefined>,
   name: Variable,
@@ -124,5 +137,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiOrigin: read(env, 'API_ORIGIN', OriginSchema),
     webOrigin: read(env, 'WEB_ORIGIN', OriginSchema),
     sessionTtlDays: read(env, 'SESSION_TTL_DAYS', SessionTtlDays),
+    cimdAllowPrivateAddresses: read(env, 'CIMD_ALLOW_PRIVATE_ADDRESSES', Switch),
   };
 }

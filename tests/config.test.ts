@@ -27,6 +27,7 @@ describe('loadConfig: defaults (spec: Configuration; D2)', () => {
       apiOrigin: 'http://localhost:38081',
       webOrigin: 'http://localhost:38080',
       sessionTtlDays: 30,
+      cimdAllowPrivateAddresses: false,
     });
   });
 
@@ -59,6 +60,12 @@ describe('loadConfig: defaults (spec: Configuration; D2)', () => {
     expect(loadConfig({ SESSION_TTL_DAYS: '3650' }).sessionTtlDays).toBe(3650);
     expect(refusal({ SESSION_TTL_DAYS: '3651' }).variable).toBe('SESSION_TTL_DAYS');
   });
+
+  it('D18: CIMD_ALLOW_PRIVATE_ADDRESSES=1 (tests only) lets metadata-document fetches reach private addresses; 0 or unset does not', () => {
+    expect(loadConfig({ CIMD_ALLOW_PRIVATE_ADDRESSES: '1' }).cimdAllowPrivateAddresses).toBe(true);
+    expect(loadConfig({ CIMD_ALLOW_PRIVATE_ADDRESSES: '0' }).cimdAllowPrivateAddresses).toBe(false);
+    expect(loadConfig({ CIMD_ALLOW_PRIVATE_ADDRESSES: '' }).cimdAllowPrivateAddresses).toBe(false);
+  });
 });
 
 describe('loadConfig: a malformed variable is a ConfigError whose message starts with its name (D2)', () => {
@@ -87,6 +94,8 @@ describe('loadConfig: a malformed variable is a ConfigError whose message starts
     ['SESSION_TTL_DAYS', 'abc'],
     ['SESSION_TTL_DAYS', '-1'],
     ['SESSION_TTL_DAYS', '1.5'],
+    ['CIMD_ALLOW_PRIVATE_ADDRESSES', 'yes'],
+    ['CIMD_ALLOW_PRIVATE_ADDRESSES', 'true'],
   ])('%s=%j', (name, value) => {
     const error = refusal({ [name]: value });
     expect(error).toBeInstanceOf(ConfigError);

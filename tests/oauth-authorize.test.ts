@@ -112,7 +112,7 @@ describeEachDatabase('OAuth discovery documents', (h) => {
     });
   });
 
-  it('GET /.well-known/oauth-authorization-server is open and answers exactly the spec fields (issuer = API_ORIGIN)', async () => {
+  it('GET /.well-known/oauth-authorization-server is open and answers exactly the spec fields (issuer = API_ORIGIN), with D18\'s client_id_metadata_document_supported', async () => {
     const res = await h.request('/.well-known/oauth-authorization-server');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -127,6 +127,7 @@ describeEachDatabase('OAuth discovery documents', (h) => {
       grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
+      client_id_metadata_document_supported: true,
     });
   });
 

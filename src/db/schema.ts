@@ -84,16 +84,31 @@ export const loginThrottle = pgTable('login_throttle', {
   updatedAt: tstz('updated_at').notNull().defaultNow(),
 });
 
-export const oauthClients = pgTable('oauth_clients', {
-  /** `dyn_…` for dynamic clients; `ledger-cli` and `ledger-desktop` are seeded by a migration. */
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  dynamic: boolean('dynamic').notNull(),
-  redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
-  createdAt: createdAt(),
-  firstUsedAt: tstz('first_used_at'),
-  lastUsedAt: tstz('last_used_at'),
-});
+export const oauthClients = pgTable(
+  'oauth_clients',
+  {
+    /**
+     * `dyn_…` for dynamic clients; `ledger-cli` and `ledger-desktop` are seeded by a migration; an
+     * `https://` URL for a client that publishes a Client ID Metadata Document (D18).
+     */
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    dynamic: boolean('dynamic').notNull(),
+    redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+    createdAt: createdAt(),
+    firstUsedAt: tstz('first_used_at'),
+    lastUsedAt: tstz('last_used_at'),
+    /**
+     * D18: when name and redirect URIs were last copied from the client's metadata document (the
+     * document itself is cached in memory; this row exists for the grants that reference it).
+     * Null for every client without a document. Nullable, so that backups made before it restore.
+     */
+    metadataUpdatedAt: tstz('metadata_updated_at'),
+  },
+  (t) => [
+    check('oauth_clients_metadata_document', sql`(${t.metadataUpdatedAt} is not null) = (${t.id} like 'https://%')`),
+  ],
+);
 
 export const tokenKind = pgEnum('token_kind', ['access', 'refresh']);
 

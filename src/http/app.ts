@@ -3,6 +3,7 @@ import { cors } from 'hono/cors';
 import type { Config } from '../config';
 import type { Db } from '../db/database';
 import type { Logger } from '../log';
+import { ClientMetadataDocuments } from '../oauth/metadata-documents';
 import { docsRoutes } from './docs';
 import type { AppEnv } from './context';
 import { limitBody } from './body-limit';
@@ -20,17 +21,22 @@ export interface AppDeps {
   log: Logger;
   /** The clock of the login throttle (tests inject one); the database clock governs everything else. */
   now?: () => Date;
+  /** D18: the fetcher and cache of client metadata documents; tests inject one (a test CA, short timeouts, a clock). */
+  clientMetadata?: ClientMetadataDocuments;
 }
 
 /** The API: stateless route groups over repository functions, with dependencies from context. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  const clientMetadata =
+    deps.clientMetadata ?? new ClientMetadataDocuments({ allowPrivateAddresses: deps.config.cimdAllowPrivateAddresses, log: deps.log });
 
   app.use(async (c, next) => {
     c.set('db', deps.db);
     c.set('config', deps.config);
     c.set('log', deps.log);
     c.set('now', deps.now ?? (() => new Date()));
+    c.set('clientMetadata', clientMetadata);
     const started = performance.now();
     await next();
     // D10: one line per request; the path only, never the query string (it can carry codes).

@@ -17,7 +17,7 @@ export const discoveryRoutes = [
   route(
     {
       method: 'get', path: '/.well-known/oauth-authorization-server', tier: 'open', summary: 'Authorization server metadata (RFC 8414)', cannotFail: true,
-      responses: { 200: { description: 'issuer = API_ORIGIN; endpoints under it.', json: AuthorizationServerMetadata } },
+      responses: { 200: { description: 'issuer = API_ORIGIN; endpoints under it; Client ID Metadata Documents supported (D18).', json: AuthorizationServerMetadata } },
     },
     {},
     (c) => {
@@ -33,6 +33,8 @@ export const discoveryRoutes = [
         grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['none'],
+        // D18: a client may name itself by the https URL of its Client ID Metadata Document.
+        client_id_metadata_document_supported: true,
       });
     },
   ),

@@ -10,8 +10,9 @@ import {
   MAX_DYNAMIC_CLIENTS,
   MAX_REDIRECT_URIS,
   describeClient,
-  findClient,
+  hasMetadataDocument,
   reapUnusedClients,
+  requireClient,
   registerClient,
   sanitiseClientName,
 } from '../oauth/clients';
@@ -24,7 +25,8 @@ import {
   pollDeviceCode,
   startDeviceGrant,
 } from '../oauth/device-grants';
-import { invalidGrant, invalidRequest, OAuthError, unknownClient } from '../oauth/errors';
+import { invalidGrant, invalidRequest, OAuthError } from '../oauth/errors';
+import { isMetadataDocumentUrl } from '../oauth/metadata-documents';
 import { resolvesToThisApi } from '../oauth/resource';
 import { Client, ClientRegistered, DeviceAuthorization, DeviceInfo, Redirect, TokenResponse } from '../oauth/views';
 import { revokeByToken, rotateRefreshToken, type TokenPair } from '../oauth/grants';
@@ -87,6 +89,15 @@ function checkOptionalResource(c: Ctx, form: Record<string, string>): void {
   }
 }
 
+/**
+ * D18: a client_id that is an https URL is its metadata document's, fetched (or cached) and
+ * accepted before anything else happens: a refusal is 401 invalid_client and consumes nothing.
+ * Other ids are checked by the grant itself (D13: an unknown one is the grant's invalid_grant).
+ */
+async function checkMetadataDocumentClient(c: Ctx, clientId: string | undefined): Promise<void> {
+  if (clientId !== undefined && isMetadataDocumentUrl(clientId)) await requireClient(c.var.db, c.var.clientMetadata, clientId);
+}
+
 /** D13: the request is validated in full before any grant is looked up (nothing is consumed by a bad request). */
 async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair> {
   const audience = c.var.config.apiOrigin;
@@ -99,6 +110,7 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
       codeVerifier: required(form, 'code_verifier'),
     };
     checkOptionalResource(c, form);
+    await checkMetadataDocumentClient(c, input.clientId);
     const pair = await exchangeAuthorizationCode(c.var.db, input, audience);
     if (!pair) throw invalidGrant('that code is not redeemable');
     return pair;
@@ -106,6 +118,7 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
   if (grantType === 'refresh_token') {
     const input = { refreshToken: required(form, 'refresh_token'), clientId: required(form, 'client_id') };
     checkOptionalResource(c, form);
+    await checkMetadataDocumentClient(c, input.clientId);
     const pair = await rotateRefreshToken(c.var.db, { ...input, audience });
     if (!pair) throw invalidGrant('that refresh token is not redeemable');
     return pair;
@@ -113,6 +126,7 @@ async function exchange(c: Ctx, form: Record<string, string>): Promise<TokenPair
   if (grantType === DEVICE_GRANT_TYPE) {
     const input = { deviceCode: required(form, 'device_code'), clientId: required(form, 'client_id') };
     checkOptionalResource(c, form);
+    await checkMetadataDocumentClient(c, input.clientId);
     return pollDeviceCode(c.var.db, { ...input, audience });
   }
   throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code, refresh_token or the device code grant');
@@ -134,18 +148,18 @@ export const oauthRoutes = [
   route(
     {
       method: 'get', path: '/oauth/authorize', tier: 'open', errors: 'oauth', summary: 'Authorization request: 303 to the consent page', query: AuthorizeQuerySchema,
-      description: 'response_type must be `code`, code_challenge_method `S256` with a challenge of at least 43 characters, redirect_uri registered for the client, resource this API. No session check: the consent page signs the person in.',
+      description: 'response_type must be `code`, code_challenge_method `S256` with a challenge of at least 43 characters, redirect_uri registered for the client, resource this API. A client_id that is an https URL names its Client ID Metadata Document, which is fetched (or taken from the cache) for its name and redirect URIs (D18). No session check: the consent page signs the person in.',
       responses: {
         303: { description: 'A valid request: `Location: {WEB_ORIGIN}/authorize?<the same query string>`.', headers: { Location: '{WEB_ORIGIN}/authorize?<query>' } },
         400: { description: 'invalid_request (JSON, never a redirect): bad response_type, bad PKCE shape, redirect_uri not registered, resource not this API, or a query string that is not printable ASCII. A missing query parameter is a plain-text 400.', json: OAuthErrorBody, text: 'Failed to deserialize query string: …' },
-        401: oauthRefused('invalid_client: unknown client.'),
+        401: oauthRefused('invalid_client: unknown client, or an https client_id whose metadata document could not be fetched or was refused (D18).'),
       },
     },
     { rejectQuery },
     async (c, { query }) => {
       if (!isPrintableAscii(rawQueryOf(c))) throw invalidRequest('the query string must be printable ASCII');
       // No session check here: the web app's consent page signs the person in and approves.
-      await validateAuthorizationRequest(c.var.db, query, c.var.config.apiOrigin);
+      await validateAuthorizationRequest(c.var.db, c.var.clientMetadata, query, c.var.config.apiOrigin);
       return c.body(null, 303, { Location: `${c.var.config.webOrigin}/authorize?${rawQueryOf(c)}` });
     },
   ),
@@ -161,13 +175,13 @@ export const oauthRoutes = [
     },
     { guard: sessionOnly },
     async (c, { json: request }) => {
-      await validateAuthorizationRequest(c.var.db, request, c.var.config.apiOrigin);
+      const client = await validateAuthorizationRequest(c.var.db, c.var.clientMetadata, request, c.var.config.apiOrigin);
       c.header('Cache-Control', 'no-store');
       if (!request.approve) {
         return c.json({ redirect: redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state }) });
       }
       const code = await issueAuthorizationCode(c.var.db, {
-        clientId: request.client_id,
+        client,
         userId: c.var.identity.userId,
         redirectUri: request.redirect_uri,
         codeChallenge: request.code_challenge,
@@ -186,9 +200,7 @@ export const oauthRoutes = [
     },
     { rejectQuery },
     async (c, { query }) => {
-      const client = await findClient(c.var.db, query.client_id);
-      if (!client) throw unknownClient();
-      return c.json(describeClient(client));
+      return c.json(describeClient(await requireClient(c.var.db, c.var.clientMetadata, query.client_id)));
     },
   ),
   route(
@@ -198,6 +210,7 @@ export const oauthRoutes = [
       responses: {
         200: { description: 'A new access token (1 hour) and refresh token (60 days).', json: TokenResponse, headers: noStore },
         400: oauthRefused('invalid_request, invalid_grant, unsupported_grant_type, or for the device grant authorization_pending, slow_down, access_denied, expired_token.'),
+        401: oauthRefused('invalid_client: an https client_id whose metadata document could not be fetched or was refused (D18); nothing is consumed.'),
         422: { description: 'Missing grant_type (error rule 6).', text: 'missing field `grant_type`' },
       },
     },
@@ -216,7 +229,7 @@ export const oauthRoutes = [
       responses: {
         200: { description: 'The codes; poll POST /oauth/token every `interval` seconds.', json: DeviceAuthorization, headers: noStore },
         400: oauthRefused('invalid_request: missing field, or resource not this API.'),
-        401: oauthRefused('invalid_client: unknown client.'),
+        401: oauthRefused('invalid_client: unknown client, or an https client_id whose metadata document could not be fetched or was refused (D18).'),
         500: oauthRefused('server_error: no unique user code after three tries, or an unexpected fault.'),
       },
     },
@@ -225,10 +238,9 @@ export const oauthRoutes = [
       const form = await readForm(c);
       const clientId = required(form, 'client_id');
       const resource = required(form, 'resource');
-      const client = await findClient(c.var.db, clientId);
-      if (!client) throw unknownClient();
+      const client = await requireClient(c.var.db, c.var.clientMetadata, clientId);
       if (!resolvesToThisApi(resource, c.var.config.apiOrigin)) throw invalidRequest('resource must be this API');
-      const { deviceCode, userCode } = await startDeviceGrant(c.var.db, client.id);
+      const { deviceCode, userCode } = await startDeviceGrant(c.var.db, client);
       const verificationUri = `${c.var.config.webOrigin}/device`;
       c.header('Cache-Control', 'no-store');
       return c.json({
@@ -248,13 +260,21 @@ export const oauthRoutes = [
       responses: {
         200: { description: 'The pending request.', json: DeviceInfo },
         400: { description: 'invalid_grant: no pending code matches (costs one attempt); a missing user_code is a plain-text 400.', json: OAuthErrorBody, text: 'Failed to deserialize query string: …' },
+        401: {
+          ...unknownClientOrNoCredential,
+          description: "invalid_client: the client's metadata document could not be fetched or was refused (D18); or no credential (error rule 4).",
+        },
         429: oauthRefused(`invalid_request: the session has used its ${DEVICE_ATTEMPTS_PER_SESSION} attempts (sign in again).`),
       },
     },
     { guard: sessionOnly, rejectQuery },
     async (c, { query }) => {
       const found = await describePendingDeviceGrant(c.var.db, c.var.session.hash, query.user_code);
-      return c.json({ client: describeClient(found.client), expires_in: found.expiresIn });
+      // D18: a client with a metadata document is described by the document, as everywhere.
+      const client = hasMetadataDocument(found.client)
+        ? await requireClient(c.var.db, c.var.clientMetadata, found.client.id)
+        : found.client;
+      return c.json({ client: describeClient(client), expires_in: found.expiresIn });
     },
   ),
   route(
@@ -326,6 +346,7 @@ export const oauthRoutes = [
       responses: {
         200: { description: 'Always, also for unknown, expired or already revoked tokens; empty body.', headers: noStore },
         400: oauthRefused('invalid_request: token missing.'),
+        401: oauthRefused('invalid_client: client_id is an https URL whose metadata document could not be fetched or was refused (D18); nothing is revoked.'),
       },
     },
     {},
@@ -333,7 +354,9 @@ export const oauthRoutes = [
       // RFC 7009 §2.2: 200 whether or not anything was revoked.
       c.header('Cache-Control', 'no-store');
       const form = await readForm(c);
-      await revokeByToken(c.var.db, required(form, 'token'), form.client_id);
+      const token = required(form, 'token');
+      await checkMetadataDocumentClient(c, form.client_id);
+      await revokeByToken(c.var.db, token, form.client_id);
       return c.body(null, 200);
     },
   ),

@@ -5,8 +5,9 @@ import type { Db } from '../db/database';
 import { authorizationCodes } from '../db/schema';
 import { randomSecret, sha256Hex } from '../identity/secrets';
 import { issueTokenPair, type TokenPair } from './grants';
-import { findClient, markClientUsed, type OAuthClient } from './clients';
-import { invalidRequest, unknownClient } from './errors';
+import { markClientUsed, requireClient, storeMetadataDocumentClient, type OAuthClient } from './clients';
+import { invalidRequest } from './errors';
+import type { ClientMetadataDocuments } from './metadata-documents';
 import { isRegisteredRedirectUri } from './redirect-uris';
 import { resolvesToThisApi } from './resource';
 
@@ -31,17 +32,18 @@ const PKCE_CHARSET = /^[A-Za-z0-9\-._~]+$/;
 
 /**
  * Spec: OAuth authorization server — authorization validation, shared by authorize and approve:
- * client exists (401 invalid_client); redirect_uri registered for it; response_type `code`;
+ * client exists (401 invalid_client; for an https client_id, its metadata document fetched and
+ * accepted, D18); redirect_uri registered for it (listed in the document); response_type `code`;
  * method `S256` and a challenge of at least 43 characters; resource is this API (400
  * invalid_request). A failure is a JSON error, never a redirect.
  */
 export async function validateAuthorizationRequest(
   db: Db,
+  documents: ClientMetadataDocuments,
   request: AuthorizationRequest,
   apiOrigin: string,
 ): Promise<OAuthClient> {
-  const client = await findClient(db, request.client_id);
-  if (!client) throw unknownClient();
+  const client = await requireClient(db, documents, request.client_id);
   if (!isRegisteredRedirectUri(client.redirectUris, request.redirect_uri)) {
     throw invalidRequest('redirect_uri is not registered for this client');
   }
@@ -60,23 +62,25 @@ export async function validateAuthorizationRequest(
 
 /**
  * Spec: Authorization code, none → live (60 s), bound to client, redirect URI and PKCE challenge;
- * the client is marked used. Returns the code, which exists nowhere else (only its digest).
+ * the client is marked used (a metadata-document client's row written first, D18). Returns the
+ * code, which exists nowhere else (only its digest).
  */
 export async function issueAuthorizationCode(
   db: Db,
-  input: { clientId: string; userId: number; redirectUri: string; codeChallenge: string },
+  input: { client: OAuthClient; userId: number; redirectUri: string; codeChallenge: string },
 ): Promise<string> {
   const code = randomSecret(32);
   await db.transaction(async (tx) => {
+    await storeMetadataDocumentClient(tx, input.client);
     await tx.insert(authorizationCodes).values({
       hash: sha256Hex(code),
-      clientId: input.clientId,
+      clientId: input.client.id,
       userId: input.userId,
       redirectUri: input.redirectUri,
       codeChallenge: input.codeChallenge,
       expiresAt: sql`now() + make_interval(secs => ${AUTHORIZATION_CODE_SECONDS})`,
     });
-    await markClientUsed(tx, input.clientId);
+    await markClientUsed(tx, input.client.id);
     // Codes nobody redeemed are swept here, so the table holds little more than live codes.
     await tx.delete(authorizationCodes).where(sql`${authorizationCodes.expiresAt} < now() - interval '1 hour'`);
   });

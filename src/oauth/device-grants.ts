@@ -4,7 +4,13 @@ import type { Db } from '../db/database';
 import { deviceGrants, oauthClients, sessions } from '../db/schema';
 import { randomSecret, sha256Hex } from '../identity/secrets';
 import { issueTokenPair, type TokenPair } from './grants';
-import { markClientUsed, type OAuthClient } from './clients';
+import {
+  hasMetadataDocument,
+  markClientUsed,
+  reapUnusedMetadataDocumentClients,
+  storeMetadataDocumentClient,
+  type OAuthClient,
+} from './clients';
 import { OAuthError, invalidGrant, invalidRequest } from './errors';
 
 /** Spec: Limits and Tokens and codes. */
@@ -32,11 +38,17 @@ export function normaliseUserCode(input: string): string {
 /**
  * Spec: Device grant, none → pending. A user code already taken is drawn again, three tries in
  * all (spec: Limits); then a fault, which the route answers 500 server_error with the generic
- * description (error rule 3). Grants expired for over a day are swept here.
+ * description (error rule 3). Grants expired for over a day are swept here; for a client with a
+ * metadata document (D18), so are the rows of such clients nothing references any more, and its
+ * own row is written before the grant that references it.
  * @see RFC 8628 §3.1–3.2
  */
-export async function startDeviceGrant(db: Db, clientId: string): Promise<{ deviceCode: string; userCode: string }> {
+export async function startDeviceGrant(db: Db, client: OAuthClient): Promise<{ deviceCode: string; userCode: string }> {
   await db.delete(deviceGrants).where(lt(deviceGrants.expiresAt, sql`now() - interval '1 day'`));
+  if (hasMetadataDocument(client)) {
+    await reapUnusedMetadataDocumentClients(db);
+    await storeMetadataDocumentClient(db, client);
+  }
   const deviceCode = randomSecret(32);
   for (let attempt = 0; attempt < USER_CODE_TRIES; attempt++) {
     const userCode = newUserCode();
@@ -45,7 +57,7 @@ export async function startDeviceGrant(db: Db, clientId: string): Promise<{ devi
       .values({
         deviceCodeHash: sha256Hex(deviceCode),
         userCode,
-        clientId,
+        clientId: client.id,
         expiresAt: sql`now() + make_interval(secs => ${DEVICE_GRANT_SECONDS})`,
       })
       .onConflictDoNothing({ target: deviceGrants.userCode })

@@ -22,9 +22,10 @@ export const AuthorizationServerMetadata = responseSchema('AuthorizationServerMe
   grant_types_supported: v.array(v.picklist(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'])),
   code_challenge_methods_supported: v.array(v.literal('S256')),
   token_endpoint_auth_methods_supported: v.array(v.literal('none')),
+  client_id_metadata_document_supported: v.pipe(v.literal(true), v.description('D18: an https client_id names its Client ID Metadata Document')),
 }));
 export const Client = responseSchema('Client', v.strictObject({
-  id: v.string(),
+  id: v.pipe(v.string(), v.description('for a client with a metadata document (D18), the https URL it was fetched from')),
   name: v.string(),
   dynamic: v.boolean(),
   first_use: v.pipe(v.boolean(), v.description('the client never completed a grant')),

@@ -3,9 +3,24 @@ import { api, type ClientView } from '../api';
 import { ErrorNote, Loading, PageHeading, useSubmit } from '../components';
 
 /**
+ * D18: the host that publishes a client's metadata document, when its id is the document's https
+ * URL; null for other clients. That host is the one thing about such a client we checked (the
+ * document came from it over TLS); its name is whatever the document says.
+ */
+export function metadataDocumentHost(client: ClientView): string | null {
+  if (!client.id.startsWith('https://')) return null;
+  try {
+    return new URL(client.id).host;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * /authorize (D9): GET /oauth/authorize sends the person here with the request's query. Shows
- * which app asks, warns when it registered itself and was never used, where it will return, and
- * approves or denies (the API re-validates everything).
+ * which app asks (and, for a client with a metadata document, the host that published it, D18),
+ * warns when it registered itself and was never used, where it will return, and approves or
+ * denies (the API re-validates everything).
  */
 export function Consent() {
   const params = Object.fromEntries(new URLSearchParams(window.location.search));
@@ -26,6 +41,7 @@ export function Consent() {
   const deny = useSubmit(() => decide(false));
 
   if (!client) return error ? <main className="narrow"><ErrorNote error={error} /></main> : <Loading />;
+  const host = metadataDocumentHost(client);
   let returnTo = params.redirect_uri ?? '';
   try {
     returnTo = new URL(returnTo).origin;
@@ -34,11 +50,26 @@ export function Consent() {
   }
   return (
     <main className="narrow">
-      <PageHeading>{`Allow ${client.name}?`}</PageHeading>
+      <PageHeading>{host ? `Allow ${client.name} from ${host}?` : `Allow ${client.name}?`}</PageHeading>
+      {host && (
+        <p>
+          This app is described by a document on <strong>{host}</strong>: its name and where it returns come from{' '}
+          <code>{client.id}</code>.
+        </p>
+      )}
       {client.dynamic && client.first_use && (
         <p className="warning" role="alert">
-          This app registered itself and has never been used here. Only continue if you started this just now and
-          trust it: it will be able to read and change all of the books.
+          {host ? (
+            <>
+              This app introduced itself through <strong>{host}</strong> and has never been used here. Only continue if
+              you started this just now and trust {host}: the app will be able to read and change all of the books.
+            </>
+          ) : (
+            <>
+              This app registered itself and has never been used here. Only continue if you started this just now and
+              trust it: it will be able to read and change all of the books.
+            </>
+          )}
         </p>
       )}
       <p>

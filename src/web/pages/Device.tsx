@@ -1,12 +1,17 @@
 import { useState } from 'react';
 import { api, type ClientView } from '../api';
 import { ErrorNote, PageHeading, useSubmit } from '../components';
+import { metadataDocumentHost } from './Consent';
 
-/** /device (D9): the person types the code shown by a device, sees the app's name, and decides. */
+/**
+ * /device (D9): the person types the code shown by a device, sees the app's name (and, for a client
+ * with a metadata document, the host that published it, D18), and decides.
+ */
 export function Device() {
   const [code, setCode] = useState(new URLSearchParams(window.location.search).get('user_code') ?? '');
   const [found, setFound] = useState<ClientView | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const host = found ? metadataDocumentHost(found) : null;
 
   const look = useSubmit(async () => {
     setFound((await api<{ client: ClientView }>('GET', `/oauth/device_info?user_code=${encodeURIComponent(code)}`)).client);
@@ -47,11 +52,25 @@ export function Device() {
         <div className="stack">
           {found.dynamic && found.first_use && (
             <p className="warning" role="alert">
-              This app registered itself and has never been used here.
+              {host ? (
+                <>
+                  This app introduced itself through <strong>{host}</strong> and has never been used here. Only continue if
+                  you trust {host}.
+                </>
+              ) : (
+                'This app registered itself and has never been used here.'
+              )}
             </p>
           )}
           <p>
-            <strong>{found.name}</strong> asks for full access to the books.
+            <strong>{found.name}</strong>
+            {host && (
+              <>
+                {' '}
+                from <strong>{host}</strong>
+              </>
+            )}{' '}
+            asks for full access to the books.
           </p>
           <ErrorNote error={approve.error ?? decline.error} />
           <div className="row">
