@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { rowsOf } from '../src/db/database';
 import { GENERIC_FAULT } from '../src/http/errors';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
+import { SdkOAuthProvider } from './support/mcp-oauth';
 import { describeEachDatabase, type Harness } from './support/harness';
 
 const MCP_URL = 'http://localhost:38081/mcp';
@@ -589,48 +589,13 @@ describeEachDatabase('MCP tool faults (error rule 3, D8)', (h) => {
  * approval from a full session → token → tools/list. The "browser" step is a person approving with
  * a signed-in session; the SDK does every other request itself.
  */
-class ApprovingProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-
-  get redirectUrl() {
-    return 'http://127.0.0.1:43210/callback';
-  }
-  get clientMetadata() {
-    return { client_name: 'SDK test assistant', redirect_uris: [this.redirectUrl] };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describeEachDatabase('MCP through the SDK client OAuth flow (issue 4/6)', (h) => {
   it('registers, is approved by a signed-in person, exchanges the code and lists tools', async () => {
     await h.userWithToken('oauth-person@example.com', 'a long enough password');
     const person = new Browser(h);
     await person.signIn('oauth-person@example.com', 'a long enough password', new SoftwareAuthenticator());
 
-    const provider = new ApprovingProvider();
+    const provider = new SdkOAuthProvider({ redirectUrl: 'http://127.0.0.1:43210/callback', clientName: 'SDK test assistant' });
     const transport = sdkTransport(h, { authProvider: provider });
     const client = new Client({ name: 'ledger-oauth-tests', version: '1.0.0' });
     await expect(client.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);

@@ -1,7 +1,6 @@
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -23,6 +22,7 @@ import {
 } from '../src/oauth/metadata-documents';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
+import { SdkOAuthProvider } from './support/mcp-oauth';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
 import { describeEachDatabase, type Harness } from './support/harness';
 import { formInit, pkce, sha256Hex } from './support/http';
@@ -586,44 +586,6 @@ function personAt(api: string): Browser {
   return new Browser({ request: (at, init) => fetch(`${api}${at}`, init) });
 }
 
-/** The MCP SDK's client with a metadata-document client id (SEP-991); the person's approval is the browser step. */
-class MetadataDocumentProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-
-  constructor(readonly clientMetadataUrl: string) {}
-
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { client_name: 'SDK assistant', redirect_uris: [REDIRECT] };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(saved: OAuthTokens) {
-    this.saved = saved;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 for (const backend of BACKENDS) {
   describe.skipIf(backend === 'postgres' && !postgresAvailable())(`ledger serve trusting the test authority through NODE_EXTRA_CA_CERTS [${backend}]`, () => {
     let database: TestDatabase | undefined;
@@ -737,7 +699,7 @@ for (const backend of BACKENDS) {
 
     it('the MCP SDK client with clientMetadataUrl: no registration, approval, tokens, tools', async () => {
       const url = documents.document(`/serve-${backend}/mcp-client.json`, { client_name: 'SDK assistant' });
-      const provider = new MetadataDocumentProvider(url);
+      const provider = new SdkOAuthProvider({ redirectUrl: REDIRECT, clientName: 'SDK assistant', clientMetadataUrl: url });
       const transport = new StreamableHTTPClientTransport(new URL(`${api}/mcp`), { authProvider: provider });
       await expect(new McpClient({ name: 'cimd-tests', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
       expect(provider.client?.client_id, 'the SDK used the URL, it did not register').toBe(url);

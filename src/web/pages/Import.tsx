@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type Kind, type StatementRequest } from '../api';
-import { useApp } from '../app';
+import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type StatementRequest } from '../api';
 import { ErrorNote, Link, Loading, PageHeading } from '../components';
 import { csvOptions, CsvMappingFields, guessMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
 import { ImportPreview, LineErrors } from './ImportPreview';
+import { AccountSelect } from './AccountSelect';
 import { ImportRules } from './ImportRules';
 
 // D16: a bank statement in. The person picks the statement's account, the account for lines no
@@ -32,29 +32,6 @@ export function detectFormat(name: string, text: string): Format {
 async function readStatementFile(file: File): Promise<string> {
   const text = await file.text();
   return text.includes('\uFFFD') ? new TextDecoder('windows-1252').decode(await file.arrayBuffer()) : text;
-}
-
-function KindSelect({ label, kinds, accounts, value, onChange }: { label: string; kinds: Kind[]; accounts: Account[]; value: string; onChange(v: string): void }) {
-  const { words } = useApp();
-  return (
-    <label>
-      {label}
-      <select required value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Choose…</option>
-        {kinds.map((kind) => (
-          <optgroup key={kind} label={words.kinds[kind]}>
-            {accounts
-              .filter((a) => a.kind === kind)
-              .map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-          </optgroup>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 interface StatementFile {
@@ -197,9 +174,9 @@ export function Import() {
           void runPreview();
         }}
       >
-        <KindSelect label="Account of the statement" kinds={['asset', 'liability']} accounts={accounts} value={accountId} onChange={(id) => chooseAccount(id, accounts, file?.text ?? null)} />
+        <AccountSelect label="Account of the statement" kinds={['asset', 'liability']} accounts={accounts} value={accountId} onChange={(id) => chooseAccount(id, accounts, file?.text ?? null)} />
         <div>
-          <KindSelect
+          <AccountSelect
             label="Account for lines no rule matches"
             kinds={['expense', 'income']}
             accounts={accounts}
