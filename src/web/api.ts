@@ -40,6 +40,8 @@ export function onSessionLost(handler: () => void): void {
   sessionLost = handler;
 }
 const SIGN_IN_PATHS = ['/auth/login', '/auth/me'];
+/** The body of every protected route's 401 (spec: Errors, rule 4). */
+const AUTHENTICATION_REQUIRED = 'authentication required';
 
 /** `path?query` without the empty parameters. */
 export function withQuery(path: string, query: Record<string, string | undefined>): string {
@@ -55,8 +57,13 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (res.status === 401 && !SIGN_IN_PATHS.includes(path.split('?')[0]!)) sessionLost();
-  if (!res.ok) throw await refusalOf(res);
+  if (!res.ok) {
+    const refusal = await refusalOf(res);
+    // Only the tiers' own 401 (error rule 4) means the session is gone; an OAuth route's 401
+    // invalid_client (a refused client metadata document, D18) is the page's to show.
+    if (res.status === 401 && refusal.message === AUTHENTICATION_REQUIRED && !SIGN_IN_PATHS.includes(path.split('?')[0]!)) sessionLost();
+    throw refusal;
+  }
   return res;
 }
 
