@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decimal } from '../src/book/exports';
+import { decimal, EXPORT_BATCH_ROWS } from '../src/book/exports';
 import { beancountComponent } from '../src/book/exports-beancount';
 import { guardFormula } from '../src/book/exports-csv';
 import { hledgerComponent } from '../src/book/exports-hledger';
@@ -513,5 +513,77 @@ describeEachDatabase('books out: CSV, hledger and Beancount (D17)', (h) => {
       await expectAuthenticationRequired(await h.request(route), route);
       await expectAuthenticationRequired(await h.call(`lg_${'A'.repeat(43)}`, 'GET', route), route);
     }
+  });
+});
+
+// D17 on a book of several batches: the exports are read through a cursor, EXPORT_BATCH_ROWS rows
+// at a time, and written as they are read. A transaction cut by a batch's end must still come out
+// whole, in order; a download given up half-way must give its connection back to the pool.
+describeEachDatabase('books out, a batch at a time (D17)', (h) => {
+  let token: string;
+  const TRANSACTIONS = Math.ceil((EXPORT_BATCH_ROWS * 2.5) / 3); // three entries each: 2.5 batches of entry rows
+
+  beforeAll(async () => {
+    ({ token } = await h.userWithToken('batches@example.com'));
+    const ids: number[] = [];
+    for (const [name, kind] of [['Bank', 'asset'], ['Food', 'expense'], ['Rent', 'expense']] as const) {
+      ids.push((await (await h.call(token, 'POST', '/accounts', { name, kind })).json()).id);
+    }
+    // Out of date order on purpose, so that id order and date order differ.
+    await h.db.execute(sql`
+      with headers as (
+        insert into transactions (occurred_on, description)
+        select date '2025-01-01' + ((g * 37) % 300), 'line ' || g from generate_series(1, ${TRANSACTIONS}::int) g
+        returning id, occurred_on
+      )
+      insert into entries (transaction_id, occurred_on, account_id, amount_cents)
+      select h.id, h.occurred_on, a.account_id, a.amount from headers h
+      cross join lateral (values (${ids[0]!}::int, -300), (${ids[1]!}::int, 100), (${ids[2]!}::int, 200)) as a(account_id, amount)`);
+  });
+
+  it('the CSV holds every entry once, oldest first, each transaction whole and together', async () => {
+    const res = await h.call(token, 'GET', '/export/transactions.csv');
+    expect(res.status).toBe(200);
+    const rows = parse(await res.text(), { from_line: 2 }) as string[][];
+    expect(rows).toHaveLength(TRANSACTIONS * 3);
+    const keys = rows.map((r) => `${r[1]} ${r[0]!.padStart(8, '0')}`);
+    expect(keys).toEqual([...keys].sort());
+    for (let i = 0; i < rows.length; i += 3) {
+      expect(rows.slice(i, i + 3).map((r) => [r[0], r[4], r[6]])).toEqual([
+        [rows[i]![0], 'Bank', '-3.00'],
+        [rows[i]![0], 'Food', '1.00'],
+        [rows[i]![0], 'Rent', '2.00'],
+      ]);
+    }
+  });
+
+  it.skipIf(!toolsPresent && !STRICT)('hledger and bean-check read the whole book across batches', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-batches-'));
+    try {
+      for (const [route, tool, args] of [
+        ['/export/ledger.journal', 'hledger', ['bal', '-O', 'csv', '--flat', '--no-total', '-f']],
+        ['/export/ledger.beancount', 'bean-check', []],
+      ] as const) {
+        const file = path.join(dir, route.split('/').pop()!);
+        writeFileSync(file, await (await h.call(token, 'GET', route)).text());
+        const out = run(tool, [...args, file]);
+        if (tool === 'hledger') expect(out.stdout).toContain(`"assets:Bank","${decimal(BigInt(-300 * TRANSACTIONS))} EUR"`);
+        else expect(out).toEqual({ stdout: '', stderr: '' });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('downloads given up after their first part give their connections back', async () => {
+    for (let i = 0; i < 15; i++) {
+      const res = await h.call(token, 'GET', '/export/transactions.csv');
+      const reader = res.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+    }
+    const accounts = await h.call(token, 'GET', '/accounts');
+    expect(accounts.status).toBe(200);
+    expect((await accounts.json()).length).toBe(3);
   });
 });

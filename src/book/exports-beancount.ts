@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 import type { AccountKind } from '../db/schema';
 import { todayUtc } from '../text';
-import { accountNames, decimal, oneLine, readBook, transactionsOf, type JournalQuery } from './exports';
+import { accountNames, decimal, oneLine, readBook, type ExportAccount, type JournalQuery } from './exports';
 
 // D17: GET /export/ledger.beancount, a file Beancount reads (checked with `bean-check` and
 // `bean-query` in tests/exports.test.ts).
@@ -70,15 +70,28 @@ function quoted(text: string): string {
  * given, else on the export's first date (else on `to`, else today, UTC); then one transaction per
  * transaction, its id as metadata.
  */
-export async function beancountFile(db: Db, query: JournalQuery): Promise<string> {
-  const book = await readBook(db, query);
-  const names = accountNames(book, TOP_LEVEL, beancountComponent);
-  const opened = query.from ?? book.entries[0]?.occurredOn ?? query.to ?? todayUtc();
-  const lines = [`option "operating_currency" "${query.commodity}"`, ''];
-  for (const account of book.accounts) lines.push(`${opened} open ${names.get(account.id)!}`);
-  for (const t of transactionsOf(book)) {
-    lines.push('', `${t.occurredOn} * ${quoted(t.description)}`, `  transaction_id: ${t.id}`);
-    for (const e of t.entries) lines.push(`  ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+export async function* beancountFile(db: Db, query: JournalQuery): AsyncGenerator<string> {
+  let names = new Map<number, string>();
+  let opening: ExportAccount[] | undefined;
+  // The accounts are opened once the first date is known: the first part of transactions, or the end.
+  const openAccounts = (firstDate: string | undefined) => {
+    const opened = query.from ?? firstDate ?? query.to ?? todayUtc();
+    const lines = [`option "operating_currency" "${query.commodity}"`, '', ...opening!.map((a) => `${opened} open ${names.get(a.id)!}`)];
+    opening = undefined;
+    return `${lines.join('\n')}\n`;
+  };
+  for await (const part of readBook(db, query)) {
+    if ('accounts' in part) {
+      names = accountNames(part.accounts, TOP_LEVEL, beancountComponent);
+      opening = part.accounts;
+      continue;
+    }
+    const lines: string[] = [];
+    for (const t of part.transactions) {
+      lines.push('', `${t.occurredOn} * ${quoted(t.description)}`, `  transaction_id: ${t.id}`);
+      for (const e of t.entries) lines.push(`  ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+    }
+    yield (opening ? openAccounts(part.transactions[0]?.occurredOn) : '') + `${lines.join('\n')}\n`;
   }
-  return `${lines.join('\n')}\n`;
+  if (opening) yield openAccounts(undefined);
 }

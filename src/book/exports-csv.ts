@@ -16,17 +16,18 @@ export function guardFormula(text: string): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-/** D17: one row per entry, oldest first (occurred_on, transaction id, entry id), amounts as stored. */
-export async function transactionsCsv(db: Db, period: Period): Promise<string> {
-  const book = await readBook(db, period);
-  const rows = book.entries.map((e) => [
-    String(e.transactionId),
-    e.occurredOn,
-    guardFormula(e.description),
-    String(e.account.id),
-    guardFormula(e.account.name),
-    e.account.kind,
-    decimal(e.amountCents),
-  ]);
-  return stringify([CSV_HEADER, ...rows], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+/** D17: one row per entry, oldest first (occurred_on, transaction id, entry id), amounts as stored; written as read. */
+export async function* transactionsCsv(db: Db, period: Period): AsyncGenerator<string> {
+  const options = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
+  for await (const part of readBook(db, period)) {
+    // The accounts come first, once the statement has answered: the header goes with them.
+    if (!('transactions' in part)) {
+      yield stringify([CSV_HEADER], options);
+      continue;
+    }
+    const rows = part.transactions.flatMap((t) =>
+      t.entries.map((e) => [String(t.id), t.occurredOn, guardFormula(t.description), String(e.account.id), guardFormula(e.account.name), e.account.kind, decimal(e.amountCents)]),
+    );
+    yield stringify(rows, options);
+  }
 }

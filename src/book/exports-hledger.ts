@@ -1,6 +1,6 @@
 import type { Db } from '../db/database';
 import type { AccountKind } from '../db/schema';
-import { accountNames, decimal, oneLine, readBook, transactionsOf, type JournalQuery } from './exports';
+import { accountNames, decimal, oneLine, readBook, type JournalQuery } from './exports';
 
 // D17: GET /export/ledger.journal, a journal hledger reads (checked with `hledger -f FILE bal` in
 // tests/exports.test.ts).
@@ -32,15 +32,20 @@ function hledgerDescription(text: string): string {
   return oneLine(text).replace(/;/g, ',');
 }
 
-/** D17: the journal: the commodity's format, every account declared, then one transaction per transaction. */
-export async function hledgerJournal(db: Db, query: JournalQuery): Promise<string> {
-  const book = await readBook(db, query);
-  const names = accountNames(book, TOP_LEVEL, hledgerComponent);
-  const lines = [`commodity 1000.00 ${query.commodity}`, ''];
-  for (const account of book.accounts) lines.push(`account ${names.get(account.id)!}`);
-  for (const t of transactionsOf(book)) {
-    lines.push('', `${t.occurredOn} (${t.id}) ${hledgerDescription(t.description)}`);
-    for (const e of t.entries) lines.push(`    ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+/** D17: the journal: the commodity's format, every account declared, then one transaction per transaction; written as read. */
+export async function* hledgerJournal(db: Db, query: JournalQuery): AsyncGenerator<string> {
+  let names = new Map<number, string>();
+  for await (const part of readBook(db, query)) {
+    if ('accounts' in part) {
+      names = accountNames(part.accounts, TOP_LEVEL, hledgerComponent);
+      yield [`commodity 1000.00 ${query.commodity}`, '', ...part.accounts.map((a) => `account ${names.get(a.id)!}`), ''].join('\n');
+      continue;
+    }
+    const lines: string[] = [];
+    for (const t of part.transactions) {
+      lines.push('', `${t.occurredOn} (${t.id}) ${hledgerDescription(t.description)}`);
+      for (const e of t.entries) lines.push(`    ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+    }
+    yield `${lines.join('\n')}\n`;
   }
-  return `${lines.join('\n')}\n`;
 }

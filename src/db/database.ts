@@ -211,6 +211,19 @@ export function preparedStatement<Row>(statement: SQL): (db: Db, values: Record<
 }
 
 /**
+ * The rows of one statement, `batch` at a time, through a cursor (postgres.js): one statement is
+ * one snapshot, and only a batch is ever in memory (D17's exports of a whole book). The
+ * connection is the statement's until the last batch is read or the reader stops; stopping early
+ * (a download cancelled) closes the cursor. Top-level databases only, not inside a transaction.
+ */
+export async function* cursorRows<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
+  const client = (db as unknown as { $client?: postgres.Sql }).$client;
+  if (!client) throw new Error('cursorRows needs the database itself, not a transaction');
+  const query = dialect.sqlToQuery(statement);
+  yield* client.unsafe(query.sql, query.params as never[]).cursor(batch) as AsyncIterable<Row[]>;
+}
+
+/**
  * The SQLSTATE of a database error, wherever the driver put it: a deferred trigger failing at
  * COMMIT throws the raw driver error, a statement inside a transaction a DrizzleQueryError whose
  * cause holds it (stack notes).

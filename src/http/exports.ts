@@ -4,12 +4,38 @@ import { beancountFile } from '../book/exports-beancount';
 import { transactionsCsv } from '../book/exports-csv';
 import { hledgerJournal } from '../book/exports-hledger';
 import { PeriodSchema } from '../book/reports';
+import { describeFault } from '../log';
 import type { AppEnv } from './context';
 import { badQuery, refused, type Reply } from './replies';
 import { route } from './route';
 
-/** A file to save: its media type and name (Content-Disposition: attachment). */
-function download(c: Context<AppEnv>, body: string, mediaType: string, filename: string): Response {
+/**
+ * A file to save (Content-Disposition: attachment), sent as it is written: only a batch of the book
+ * is in memory at a time. The first part is awaited before answering, so a statement that fails
+ * at once is the route's 500; a failure later can only cut the download short, and is logged.
+ */
+async function download(c: Context<AppEnv>, parts: AsyncGenerator<string>, mediaType: string, filename: string): Promise<Response> {
+  const first = await parts.next();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(encoder.encode(first.value));
+    },
+    async pull(controller) {
+      try {
+        const next = await parts.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        c.var.log.error('export.fault', { path: c.req.path, ...describeFault(error) });
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await parts.return(undefined);
+    },
+  });
   return c.body(body, 200, {
     'Content-Type': `${mediaType}; charset=utf-8`,
     'Content-Disposition': `attachment; filename="${filename}"`,
@@ -45,7 +71,7 @@ export const exportRoutes = [
       },
     },
     {},
-    async (c, { query }) => download(c, await transactionsCsv(c.var.db, query), 'text/csv', 'transactions.csv'),
+    async (c, { query }) => download(c, transactionsCsv(c.var.db, query), 'text/csv', 'transactions.csv'),
   ),
   route(
     {
@@ -61,7 +87,7 @@ export const exportRoutes = [
       },
     },
     {},
-    async (c, { query }) => download(c, await hledgerJournal(c.var.db, query), 'text/plain', 'ledger.journal'),
+    async (c, { query }) => download(c, hledgerJournal(c.var.db, query), 'text/plain', 'ledger.journal'),
   ),
   route(
     {
@@ -77,6 +103,6 @@ export const exportRoutes = [
       },
     },
     {},
-    async (c, { query }) => download(c, await beancountFile(c.var.db, query), 'text/plain', 'ledger.beancount'),
+    async (c, { query }) => download(c, beancountFile(c.var.db, query), 'text/plain', 'ledger.beancount'),
   ),
 ];
