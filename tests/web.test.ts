@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -11,11 +10,11 @@ import { startServer, type RunningServer } from '../src/server';
 import { addUser } from '../src/identity/users';
 import { newDataRoot, withEmbeddedDb } from './support/embedded';
 import { freePort } from './support/processes';
+import { CHROMIUM, missingBrowserPrerequisite, STRICT_BROWSER } from './support/web-session';
 
 // Issue 5/6: the web app in a real browser (Debian's chromium through playwright-core, a CDP
 // virtual authenticator) against `ledger serve` on the embedded database.
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts/web');
 const DOCS = path.resolve('docs/screenshots');
 /** The screenshots the README shows; `UPDATE_SCREENSHOTS=1` copies them into docs/screenshots. */
@@ -24,26 +23,9 @@ const EMAIL = 'treasurer@example.com';
 const PASSWORD = 'a treasurer password';
 const NEW_PASSWORD = 'a brand new treasurer password';
 
-/**
- * In CI (or whenever the suite runs against a real PostgreSQL) a missing browser or an unbuilt
- * web app is a failure, never a silent skip. An unbuilt web app is built here (about 2 s).
- */
-const STRICT = process.env.CI === 'true' || Boolean(process.env.TEST_DATABASE_URL);
+const STRICT = STRICT_BROWSER;
 
-function missingPrerequisite(): string | null {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (Debian: apt-get install chromium)`;
-  if (!existsSync(path.join(WEB_DIST, 'index.html'))) {
-    try {
-      execFileSync('npm', ['run', '--silent', 'build:web'], { stdio: 'pipe', timeout: 120_000 });
-    } catch (error) {
-      return `dist/web is not built and \`npm run build:web\` failed: ${(error as { stderr?: Buffer }).stderr?.toString() ?? error}`;
-    }
-    if (!existsSync(path.join(WEB_DIST, 'index.html'))) return '`npm run build:web` did not produce dist/web/index.html';
-  }
-  return null;
-}
-
-const missing = missingPrerequisite();
+const missing = missingBrowserPrerequisite();
 if (missing && !STRICT) console.warn(`web.test.ts skipped: ${missing}`);
 
 /**
