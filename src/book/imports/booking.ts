@@ -8,6 +8,7 @@ import type { Author } from '../changes';
 import { AMOUNT_MAX } from '../transactions';
 import type { ImportPreview, ImportResult, Transaction } from '../views';
 import { CsvOptionsSchema, parseStatement, STATEMENT_FORMATS, type StatementLine } from './index';
+import { collapseWhitespace } from './statement';
 import { foldCase, listImportRules, matchRule } from './rules';
 
 // D16: a bank statement booked against the book. Each line of amount A becomes a two-entry
@@ -43,7 +44,7 @@ interface Plan {
 
 /** D16's duplicate test without a bank reference: trimmed, inner whitespace collapsed, case folded. */
 export function normaliseDescription(text: string): string {
-  return foldCase(text.trim().replace(/\s+/g, ' '));
+  return foldCase(collapseWhitespace(text));
 }
 
 async function accountNames(db: Db, ids: number[]): Promise<Map<number, string>> {
@@ -66,12 +67,12 @@ async function readStatement(db: Db, request: ImportRequest): Promise<Plan> {
   const seen = new Map<string, number>();
   const lines: Plan['lines'] = [];
   for (const line of parsed.lines) {
-    const fault = lineFault(line, seen, request.account_id, matchRule(rules, line.description)?.account_id);
+    const rule = matchRule(rules, line.description);
+    const fault = lineFault(line, seen, request.account_id, rule?.account_id);
     if (fault) {
       errors.push({ line: line.line, error: fault });
       continue;
     }
-    const rule = matchRule(rules, line.description);
     lines.push({
       line: line.line,
       occurred_on: line.occurred_on,
