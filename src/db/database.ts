@@ -178,7 +178,13 @@ export function openConnection(url: string, options: postgres.Options<Record<str
  * with max 1, none at all).
  */
 async function migratePostgresOnce(url: string): Promise<void> {
-  const connection = openConnection(url);
+  // A migration that changes stored data says so in notices of its own (D6: an account renamed),
+  // each printed as one line; PostgreSQL's own notices stay silent.
+  const connection = openConnection(url, {
+    onnotice: (notice) => {
+      if (typeof notice.message === 'string' && notice.message.startsWith('ledger: ')) process.stderr.write(`${notice.message}\n`);
+    },
+  });
   try {
     await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres(connection), { migrationsFolder: MIGRATIONS_FOLDER });

@@ -9,11 +9,13 @@ import {
   integer,
   jsonb,
   pgEnum,
+  type AnyPgColumn,
   pgTable,
   primaryKey,
   text,
   timestamp,
   unique,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core';
 
 // The whole schema of the spec is designed here at once (issue 1/6), so that later issues add
@@ -188,12 +190,17 @@ export const deviceGrants = pgTable(
 /** Enum order is the order of GET /accounts ("ordered by kind then name"): the balance-sheet order. */
 export const accountKind = pgEnum('account_kind', ['asset', 'liability', 'equity', 'income', 'expense']);
 
-export const accounts = pgTable('accounts', {
-  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
-  name: text('name').notNull().unique(),
-  kind: accountKind('kind').notNull(),
-  createdAt: createdAt(),
-});
+export const accounts = pgTable(
+  'accounts',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    kind: accountKind('kind').notNull(),
+    createdAt: createdAt(),
+  },
+  // D6: names are unique without regard to case (`Cash box` and `cash BOX` cannot both exist).
+  (t) => [uniqueIndex('accounts_name_lower_unique').on(sql`lower(${t.name})`)],
+);
 
 export const bookStyle = pgEnum('book_style', ['personal', 'club']);
 
@@ -203,8 +210,18 @@ export const settings = pgTable(
   {
     id: integer('id').primaryKey().default(1),
     bookStyle: bookStyle('book_style').notNull().default('personal'),
+    /** D20: an ISO 4217 code whose minor unit is two decimals; the web app's money and the exports' default commodity. */
+    currency: text('currency').notNull().default('EUR'),
+    /**
+     * D20: nothing dated on or before it may be created, corrected, deleted or restored; null while
+     * no period is closed. Enforced by triggers (migration 0007), read under an advisory lock.
+     */
+    closedThrough: date('closed_through', { mode: 'string' }),
   },
-  (t) => [check('settings_single_row', sql`${t.id} = 1`)],
+  (t) => [
+    check('settings_single_row', sql`${t.id} = 1`),
+    check('settings_currency', sql`${t.currency} ~ '^[A-Z]{3}$'`),
+  ],
 );
 
 export const transactions = pgTable(
@@ -245,6 +262,12 @@ export const entries = pgTable(
       .references(() => accounts.id),
     /** Signed: positive is a debit, negative a credit (D6). |amount| ≤ 10^15 keeps every sum exact. */
     amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    /**
+     * D20: the reconciliation that proved this entry against a statement; null while unreconciled.
+     * A reconciled entry is fixed by value (a trigger refuses changing or deleting it); undoing
+     * the reconciliation sets this back to null.
+     */
+    reconciliationId: integer('reconciliation_id').references((): AnyPgColumn => reconciliations.id, { onDelete: 'set null' }),
   },
   (t) => [
     foreignKey({
@@ -257,7 +280,31 @@ export const entries = pgTable(
     // A transaction's lines in their order, with the columns the list shows: read from the index alone.
     index('entries_transaction_id_idx').on(t.transactionId, t.id, t.accountId, t.amountCents),
     index('entries_account_id_occurred_on_idx').on(t.accountId, t.occurredOn, t.transactionId),
+    // D20: only reconciled entries are indexed: an undo finds its entries, a list marks its transactions.
+    index('entries_reconciliation_id_idx').on(t.reconciliationId).where(sql`${t.reconciliationId} is not null`),
+    index('entries_reconciled_transaction_idx').on(t.transactionId).where(sql`${t.reconciliationId} is not null`),
   ],
+);
+
+/**
+ * D20: an account proved against a bank statement: the entries marked with this id came, with
+ * those reconciled before, to `statement_balance_cents` (natural sign, D6) on `statement_date`.
+ * The author's email is kept as it was, like the change log's.
+ */
+export const reconciliations = pgTable(
+  'reconciliations',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    statementDate: date('statement_date', { mode: 'string' }).notNull(),
+    statementBalanceCents: bigint('statement_balance_cents', { mode: 'number' }).notNull(),
+    createdAt: createdAt(),
+    createdByEmail: text('created_by_email'),
+  },
+  // An account's reconciliations in order: the latest is the last by (statement_date, id).
+  (t) => [index('reconciliations_account_id_idx').on(t.accountId, t.statementDate, t.id)],
 );
 
 /**
@@ -275,7 +322,7 @@ export const changes = pgTable(
     actorEmail: text('actor_email'),
     via: text('via', { enum: ['session', 'token', 'cli'] }).notNull(),
     clientId: text('client_id'),
-    subject: text('subject', { enum: ['transaction', 'account', 'settings'] }).notNull(),
+    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation'] }).notNull(),
     subjectId: integer('subject_id'),
     action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
     before: jsonb('before'),
@@ -283,7 +330,7 @@ export const changes = pgTable(
   },
   (t) => [
     check('changes_via', sql`${t.via} in ('session', 'token', 'cli')`),
-    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings')`),
+    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation')`),
     check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
     check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
     // The history of one transaction or account, newest first; and the last delete to restore from.
@@ -320,7 +367,38 @@ export const importReferences = pgTable(
     reference: text('reference').notNull(),
     transactionId: integer('transaction_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.reference] })],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.reference] }),
+    // D16: a transaction an import created is never offered as a hand entry to match.
+    index('import_references_transaction_id_idx').on(t.transactionId),
+  ],
+);
+
+/**
+ * D16: every statement line imported from now on, created or linked to a transaction typed by
+ * hand (`linked`). It marks the transactions imports made or took, so none is offered as a hand
+ * entry again, and keeps a linked line's own date, amount and normalised description, so that the
+ * next import of the same statement finds the line as a duplicate though the hand entry reads
+ * otherwise. Like import_references, no foreign key to the transaction: a restore brings the id back.
+ */
+export const importLines = pgTable(
+  'import_lines',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    transactionId: integer('transaction_id').notNull(),
+    occurredOn: date('occurred_on', { mode: 'string' }).notNull(),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    /** The line's description normalised as D16's duplicate test compares it. */
+    descriptionKey: text('description_key').notNull(),
+    linked: boolean('linked').notNull(),
+  },
+  (t) => [
+    index('import_lines_account_id_occurred_on_idx').on(t.accountId, t.occurredOn),
+    index('import_lines_transaction_id_idx').on(t.transactionId),
+  ],
 );
 
 export type User = typeof users.$inferSelect;
@@ -328,3 +406,4 @@ export type Account = typeof accounts.$inferSelect;
 export type AccountKind = (typeof accountKind.enumValues)[number];
 export type BookStyle = (typeof bookStyle.enumValues)[number];
 export type Token = typeof tokens.$inferSelect;
+export type Reconciliation = typeof reconciliations.$inferSelect;
