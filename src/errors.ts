@@ -16,6 +16,10 @@ export class Refusal extends Error {
     message: string,
     /** The lines at fault, answered beside `error` as `errors` (D16). */
     readonly errors?: readonly LineError[],
+    /** The readings the caller must choose among, answered beside `error` as `candidates` (D16: a statement's date formats). */
+    readonly candidates?: readonly string[],
+    /** Other figures answered beside `error` (D20: a reconciliation's `difference_cents`). */
+    readonly figures?: Readonly<Record<string, number>>,
   ) {
     super(message);
     this.name = 'Refusal';
@@ -38,6 +42,7 @@ export const forbidden = (message: string) => new Refusal('forbidden', message);
 export const notFound = (message: string) => new Refusal('not_found', message);
 export const conflict = (message: string) => new Refusal('conflict', message);
 export const invalidLines = (message: string, errors: readonly LineError[]) => new Refusal('invalid', message, errors);
+export const invalidChoice = (message: string, candidates: readonly string[]) => new Refusal('invalid', message, undefined, candidates);
 
 /** A start-up failure the operator can fix (a busy port, a busy data directory); printed as one line before exit 1. */
 export class StartupError extends Error {

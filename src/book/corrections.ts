@@ -57,12 +57,21 @@ export async function updateTransaction(db: Db, id: number, input: NewTransactio
     if (!before) throw notFound(NO_SUCH_TRANSACTION);
     // Entries follow the header's date through their composite foreign key (on update cascade).
     await tx.update(transactions).set({ occurredOn: input.occurred_on, description: input.description }).where(eq(transactions.id, id));
-    await tx.delete(entries).where(eq(entries.transactionId, id));
-    await writeEntries(tx, id, input.occurred_on, input.entries);
+    // D20: entries are replaced only when they differ, so that a correction of the description
+    // alone leaves a reconciled transaction's entries as they are and passes the lock.
+    if (!sameEntries(before.entries, input.entries)) {
+      await tx.delete(entries).where(eq(entries.transactionId, id));
+      await writeEntries(tx, id, input.occurred_on, input.entries);
+    }
     const after = (await readTransaction(tx, id))!;
     await recordChange(tx, actor, { subject: 'transaction', subjectId: id, action: 'update', before, after });
     return after;
   });
+}
+
+/** D20: the same entries by value (account and amount, in order). */
+function sameEntries(current: TransactionView['entries'], wanted: NewTransaction['entries']): boolean {
+  return current.length === wanted.length && current.every((e, i) => e.account_id === wanted[i]!.account_id && e.amount_cents === wanted[i]!.amount_cents);
 }
 
 /** Deletes a transaction and its entries (ON DELETE CASCADE), with its change record. */

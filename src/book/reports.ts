@@ -211,6 +211,7 @@ export async function accountRegisterReport(
       occurred_on: transactions.occurredOn,
       description: transactions.description,
       amount: entries.amountCents,
+      reconciled: sql<boolean>`${entries.reconciliationId} is not null`,
       running: sql<string>`sum(${entries.amountCents}) over (order by ${entries.occurredOn}, ${entries.transactionId}, ${entries.id})`,
     })
     .from(entries)
@@ -224,6 +225,7 @@ export async function accountRegisterReport(
     description: l.description,
     amount_cents: cents(BigInt(l.amount) * sign),
     balance_cents: cents((openingRaw + BigInt(l.running)) * sign),
+    reconciled: l.reconciled,
   }));
   const closing = registerLines.at(-1)?.balance_cents ?? cents(openingRaw * sign);
   return {

@@ -4,7 +4,7 @@ import { rowsOf, type Db } from '../db/database';
 import { entries, INT4_MAX, transactions, users } from '../db/schema';
 import { invalid } from '../errors';
 import { positiveIntegerParam } from '../text';
-import { DESCRIPTION_MAX, TRANSACTION_JSON, TransactionRangeSchema } from './transactions';
+import { DESCRIPTION_MAX, transactionJson, TransactionRangeSchema } from './transactions';
 
 // D15: GET /transactions with `q`, `account_id`, `limit` and `cursor`: finding a transaction by
 // its words or its account, and paging through a long book. Without these parameters the list is
@@ -47,6 +47,13 @@ function decodeCursor(cursor: string): { occurredOn: string; id: number } {
 /** `%`, `_` and `\` in the words match themselves. */
 const likePattern = (words: string) => `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * D15/D20: in the paged form (with `limit`) a transaction also says whether any of its entries is
+ * reconciled, so a list marks and locks them without a request per row.
+ */
+const PAGED_JSON = transactionJson(sql`, 'reconciled', exists (
+  select 1 from ${entries} r where r.transaction_id = t.id and r.reconciliation_id is not null)`);
+
 /** The page as JSON text (the spec's order), and the cursor of the next page when there is one. */
 export async function searchTransactionsJson(db: Db, query: TransactionQuery): Promise<{ list: string; nextCursor: string | null }> {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -68,7 +75,7 @@ export async function searchTransactionsJson(db: Db, query: TransactionQuery): P
       select * from page order by occurred_on desc, id desc limit ${limit}::integer
     )
     select
-      (select coalesce(json_agg(${TRANSACTION_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text
+      (select coalesce(json_agg(${limit === null ? transactionJson() : PAGED_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text
         from shown t left join ${users} u on u.id = t.created_by) as list,
       (select count(*) from page) > (select count(*) from shown) as more,
       (select occurred_on::text from shown order by occurred_on asc, id asc limit 1) as last_on,

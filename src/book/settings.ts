@@ -1,44 +1,70 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { bookStyle, settings } from '../db/schema';
 import { requestSchema } from '../shapes';
+import { dateString } from '../text';
 import { recordChange, type Actor } from './changes';
 import type { Settings } from './views';
 
-/** Update body `SettingsPatch`; any other book_style is a 422 (spec error rule 6). */
-export const SettingsPatchSchema = requestSchema('SettingsPatch', v.object(
-  {
-    book_style: v.picklist(bookStyle.enumValues, 'book_style must be "club" or "personal"'),
-  },
-  'book_style must be "club" or "personal"',
+type SettingsView = v.InferOutput<typeof Settings>;
+
+/**
+ * D20: the ISO 4217 codes whose minor unit is two decimals, as the runtime's ICU data knows them
+ * (EUR, USD, CHF…; not JPY with none or BHD with three): every figure is kept in cents.
+ */
+export const CURRENCIES: readonly string[] = Intl.supportedValuesOf('currency').filter(
+  (code) => new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits === 2,
+);
+
+/**
+ * Update body `SettingsPatch`: any non-empty subset of book_style, currency and closed_through
+ * (D20: a patch; what is absent stays). Any other value, or nothing to change, is a 422 (spec
+ * error rule 6, as for book_style).
+ */
+export const SettingsPatchSchema = requestSchema('SettingsPatch', v.pipe(
+  v.object(
+    {
+      book_style: v.optional(v.picklist(bookStyle.enumValues, 'book_style must be "club" or "personal"')),
+      currency: v.optional(v.picklist(CURRENCIES, 'currency must be an ISO 4217 code with two decimals, like EUR, USD or CHF')),
+      closed_through: v.optional(v.nullable(dateString('closed_through'))),
+    },
+    'give book_style, currency or closed_through',
+  ),
+  v.check(
+    (patch) => patch.book_style !== undefined || patch.currency !== undefined || patch.closed_through !== undefined,
+    'give book_style, currency or closed_through',
+  ),
 ));
 export type SettingsPatch = v.InferOutput<typeof SettingsPatchSchema>;
 
 // The single row (id 1) is seeded by migration 0001 and pinned by a check constraint.
 const SETTINGS_ID = 1;
 
-export async function getSettings(db: Db): Promise<v.InferOutput<typeof Settings>> {
-  const [row] = await db
-    .select({ book_style: settings.bookStyle })
-    .from(settings)
-    .where(eq(settings.id, SETTINGS_ID));
+/**
+ * The advisory lock under which the database's triggers read closed_through (migration 0008): a
+ * change of the settings holds it exclusively, so a write racing a move of the date ends wholly
+ * before or wholly after it (D20).
+ */
+const CLOSED_THROUGH_LOCK = 20_020;
+
+const columns = { book_style: settings.bookStyle, currency: settings.currency, closed_through: settings.closedThrough };
+
+export async function getSettings(db: Db): Promise<SettingsView> {
+  const [row] = await db.select(columns).from(settings).where(eq(settings.id, SETTINGS_ID));
   return row!;
 }
 
 /** A settings change, with its change record (D15), in one database transaction. */
-export async function updateSettings(db: Db, patch: SettingsPatch, actor: Actor): Promise<v.InferOutput<typeof Settings>> {
+export async function updateSettings(db: Db, patch: SettingsPatch, actor: Actor): Promise<SettingsView> {
   return db.transaction(async (tx) => {
-    const [before] = await tx
-      .select({ book_style: settings.bookStyle })
-      .from(settings)
-      .where(eq(settings.id, SETTINGS_ID))
-      .for('update');
+    if (patch.closed_through !== undefined) await tx.execute(sql`select pg_advisory_xact_lock(${CLOSED_THROUGH_LOCK})`);
+    const [before] = await tx.select(columns).from(settings).where(eq(settings.id, SETTINGS_ID)).for('update');
     const [after] = await tx
       .update(settings)
-      .set({ bookStyle: patch.book_style })
+      .set({ bookStyle: patch.book_style, currency: patch.currency, closedThrough: patch.closed_through })
       .where(eq(settings.id, SETTINGS_ID))
-      .returning({ book_style: settings.bookStyle });
+      .returning(columns);
     await recordChange(tx, actor, { subject: 'settings', subjectId: null, action: 'update', before, after });
     return after!;
   });

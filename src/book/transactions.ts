@@ -165,15 +165,19 @@ export type TransactionView = v.InferOutput<typeof Transaction>;
 
 /**
  * The read shape (spec: Transaction) of the row `t` of transactions, its author's user row `u`
- * left-joined: written by PostgreSQL as JSON, entries by entry id.
+ * left-joined: written by PostgreSQL as JSON, entries by entry id. `more` adds keys after the
+ * spec's (the paged list's `reconciled`, D15/D20).
  */
-export const TRANSACTION_JSON = sql`json_build_object(
+export function transactionJson(more: SQL = sql``): SQL {
+  return sql`json_build_object(
   'id', t.id, 'occurred_on', t.occurred_on, 'description', t.description,
   'created_by_email', u.email, 'entries', coalesce((
     select json_agg(json_build_object('account_id', e.account_id, 'account_name', a.name, 'amount_cents', e.amount_cents) order by e.id)
     from ${entries} e join ${accounts} a on a.id = e.account_id
     where e.transaction_id = t.id
-  ), '[]'::json))`;
+  ), '[]'::json)${more})`;
+}
+export const TRANSACTION_JSON = transactionJson();
 
 /**
  * The list as JSON text, written by PostgreSQL itself: ordered by occurred_on descending then id

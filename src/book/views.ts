@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { int, responseSchema, timestamp } from '../shapes';
 import { accountKind, bookStyle } from '../db/schema';
+import { DATE_FORMATS } from './imports/date-formats';
 
 // The JSON shapes in which the book is answered: by the HTTP routes (documented in /openapi.json)
 // and by the MCP tools (their structured output, D8), written once as valibot schemas.
@@ -11,14 +12,31 @@ export const date = v.pipe(v.string(), v.isoDate(), v.description('YYYY-MM-DD'))
 export const kind = v.picklist(accountKind.enumValues);
 
 export const Account = responseSchema('Account', v.strictObject({ id: int, name: v.string(), kind }));
-export const Settings = responseSchema('Settings', v.strictObject({ book_style: v.picklist(bookStyle.enumValues) }));
+const settingsEntries = {
+  book_style: v.picklist(bookStyle.enumValues),
+  currency: v.pipe(v.string(), v.description('D20: ISO 4217, two decimals; the web app\'s money and the exports\' default commodity')),
+  closed_through: v.pipe(v.nullable(date), v.description('D20: nothing dated on or before it may change; null: no period is closed')),
+};
+export const Settings = responseSchema('Settings', v.strictObject(settingsEntries));
+/** Settings as a change record holds them: records written before D20 have book_style only. */
+const SettingsRecord = v.strictObject({
+  book_style: settingsEntries.book_style,
+  currency: v.optional(settingsEntries.currency),
+  closed_through: v.optional(settingsEntries.closed_through),
+});
 export const Entry = responseSchema('Entry', v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents }));
-export const Transaction = responseSchema('Transaction', v.strictObject({
+const transactionEntries = {
   id: int,
   occurred_on: date,
   description: v.string(),
   created_by_email: v.nullable(v.string()),
   entries: v.pipe(v.array(Entry), v.description('ordered by entry id')),
+};
+export const Transaction = responseSchema('Transaction', v.strictObject(transactionEntries));
+/** GET /transactions: with `limit` (D15's paged form) each transaction also says whether it is reconciled (D20). */
+export const ListedTransaction = responseSchema('ListedTransaction', v.strictObject({
+  ...transactionEntries,
+  reconciled: v.pipe(v.optional(v.boolean()), v.description('with limit only: true when any of its entries is reconciled (D20)')),
 }));
 export const CreatedTransaction = responseSchema('CreatedTransaction', v.strictObject({ id: int }));
 
@@ -66,10 +84,34 @@ export const Register = responseSchema('Register', v.strictObject({
   to: date,
   opening_balance_cents: cents,
   entries: v.pipe(
-    v.array(v.strictObject({ transaction_id: int, occurred_on: date, description: v.string(), amount_cents: cents, balance_cents: cents })),
+    v.array(v.strictObject({
+      transaction_id: int, occurred_on: date, description: v.string(), amount_cents: cents, balance_cents: cents,
+      reconciled: v.pipe(v.boolean(), v.description('D20: the entry is reconciled')),
+    })),
     v.description('oldest first (occurred_on, then transaction id)'),
   ),
   closing_balance_cents: cents,
+}));
+
+// D20: the bank and the book agree.
+export const Reconciliation = responseSchema('Reconciliation', v.strictObject({
+  id: int,
+  account_id: int,
+  statement_date: date,
+  statement_balance_cents: v.pipe(cents, v.description('natural sign (D6)')),
+  transaction_ids: v.pipe(v.array(int), v.description('the transactions this reconciliation marked, ascending')),
+  created_at: timestamp,
+  created_by_email: v.nullable(v.string()),
+}));
+export const ReconciliationStatus = responseSchema('ReconciliationStatus', v.strictObject({
+  account_id: int,
+  last: v.pipe(v.nullable(Reconciliation), v.description('the account\'s latest reconciliation, whatever as_of')),
+  reconciled_balance_cents: v.pipe(cents, v.description('the sum of the reconciled entries, natural sign, whatever as_of')),
+  book_balance_cents: v.pipe(cents, v.description('the account\'s balance as of as_of, natural sign')),
+  unreconciled: v.pipe(
+    v.array(v.strictObject({ transaction_id: int, occurred_on: date, description: v.string(), amount_cents: v.pipe(cents, v.description('natural sign')) })),
+    v.description('the transactions with an unreconciled entry on the account dated on or before as_of, oldest first'),
+  ),
 }));
 
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
@@ -79,11 +121,11 @@ export const Change = responseSchema('Change', v.strictObject({
   actor_email: v.pipe(v.nullable(v.string()), v.description('the acting person\'s email as it was then; null for the CLI')),
   via: v.picklist(['session', 'token', 'cli']),
   client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions and the CLI')),
-  subject: v.picklist(['transaction', 'account', 'settings']),
+  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation']),
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
-  before: v.nullable(v.union([Transaction, Account, Settings])),
-  after: v.nullable(v.union([Transaction, Account, Settings])),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation])),
 }));
 export const ChangePage = responseSchema('ChangePage', v.strictObject({
   changes: v.pipe(v.array(Change), v.description('newest first')),
@@ -96,6 +138,11 @@ export const ImportLineError = responseSchema('ImportLineError', v.strictObject(
   line: v.pipe(int, v.description('CSV: the 1-based physical line in the file; OFX and camt.053: the 1-based position of the entry')),
   error: v.string(),
 }));
+export const StatementDateFormat = v.picklist(DATE_FORMATS);
+export const StatementBalance = responseSchema('StatementBalance', v.strictObject({
+  on: date,
+  amount_cents: v.pipe(cents, v.description("natural sign (D6) of the statement's account")),
+}));
 export const ImportPreview = responseSchema('ImportPreview', v.strictObject({
   lines: v.array(v.strictObject({
     line: int,
@@ -105,11 +152,26 @@ export const ImportPreview = responseSchema('ImportPreview', v.strictObject({
     counter_account_id: int,
     rule_id: v.pipe(v.nullable(int), v.description('the rule that chose the counter account; null: unmatched_account_id')),
     duplicate_of: v.pipe(v.nullable(int), v.description('the transaction this line was imported as (or matches) before; null: new')),
+    match_of: v.pipe(
+      v.nullable(int),
+      v.description('a transaction typed by hand with the same amount on the account within match_days, nearest first, that `matches` may link this line to; null: none'),
+    ),
   })),
   errors: v.array(ImportLineError),
+  date_format: v.pipe(v.nullable(StatementDateFormat), v.description('CSV: the format the dates were read in (chosen by the file when csv.date_format is auto); null for OFX and camt.053')),
+  statement: v.pipe(
+    v.strictObject({ opening: v.nullable(StatementBalance), closing: v.nullable(StatementBalance) }),
+    v.description('the balances the file states (camt.053 OPBD/PRCD and CLBD, OFX LEDGERBAL, a CSV balance column); null when it states none'),
+  ),
+  book_closing_cents: v.pipe(
+    v.nullable(cents),
+    v.description("the account's balance on the closing date as it would be after this import (lines with a match_of counted once, as linked), natural sign; null without a closing balance"),
+  ),
+  agrees: v.pipe(v.nullable(v.boolean()), v.description('the closing balance equals book_closing_cents; null without a closing balance')),
 }));
 export const ImportResult = responseSchema('ImportResult', v.strictObject({
   created: v.pipe(v.array(int), v.description('the new transaction ids, in the order of the lines')),
   duplicates: v.pipe(v.array(int), v.description('the line numbers left out as duplicates')),
   errors: v.array(ImportLineError),
+  linked: v.optional(v.pipe(v.array(int), v.description('the transactions typed by hand that `matches` linked lines to, in the order of the lines; only when `matches` was sent'))),
 }));

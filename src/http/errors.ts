@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { databaseRefusal, unstorableText } from '../db/refusals';
-import { Refusal, SessionEnded, type RefusalReason } from '../errors';
+import { invalid, Refusal, SessionEnded, type RefusalReason } from '../errors';
 import { describeFault } from '../log';
 import { OAuthError } from '../oauth/errors';
 import type { AppEnv } from './context';
@@ -83,10 +83,16 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
   if (error instanceof BodyTooLarge) {
     return oauth ? answerOAuth(c, 'invalid_request', error.message, 413) : c.json({ error: error.message }, 413);
   }
-  if (error instanceof Refusal) {
-    const status = STATUS_OF[error.reason];
-    if (oauth) return answerOAuth(c, 'invalid_request', error.message, status === 415 ? 415 : 400);
-    return c.json(error.errors ? { error: error.message, errors: error.errors } : { error: error.message }, status);
+  // On OAuth routes a constraint violation is our fault (say, client id allocation): only text counts.
+  const unstorable = oauth ? unstorableText(error) : undefined;
+  const refusal = error instanceof Refusal ? error : unstorable !== undefined ? invalid(unstorable) : oauth ? undefined : databaseRefusal(error);
+  if (refusal) {
+    const status = STATUS_OF[refusal.reason];
+    if (oauth) return answerOAuth(c, 'invalid_request', refusal.message, status === 415 ? 415 : 400);
+    return c.json(
+      { error: refusal.message, ...(refusal.errors && { errors: refusal.errors }), ...(refusal.candidates && { candidates: refusal.candidates }), ...refusal.figures },
+      status,
+    );
   }
   if (error instanceof HTTPException && error.status < 500) {
     // Hono's own rejections (malformed JSON); their messages are fixed strings of the framework.
@@ -94,9 +100,6 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
     if (oauth) return answerOAuth(c, 'invalid_request', message, 400);
     return c.json({ error: message }, error.status);
   }
-  // On OAuth routes a constraint violation is our fault (say, client id allocation): only text counts.
-  const refusal = oauth ? unstorableText(error) : databaseRefusal(error);
-  if (refusal !== undefined) return oauth ? answerOAuth(c, 'invalid_request', refusal, 400) : c.json({ error: refusal }, 400);
   c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
   // Error rule 3: the fixed sentence; on OAuth routes as server_error.
   if (oauth) return answerOAuth(c, 'server_error', GENERIC_FAULT, 500);

@@ -9,6 +9,7 @@ import { importRoutes, importRuleRoutes } from './imports';
 import { mcpRoutes } from './mcp';
 import { oauthRoutes } from './oauth';
 import { passkeyRoutes } from './passkeys';
+import { accountReconciliationRoutes, reconciliationRoutes } from './reconciliations';
 import { reportRoutes } from './reports';
 import type { Route } from './route';
 import { settingsRoutes } from './settings';
@@ -27,7 +28,8 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/auth/tokens', connectionRoutes],
   ['/.well-known', discoveryRoutes],
   ['/oauth', oauthRoutes],
-  ['/accounts', accountRoutes],
+  ['/accounts', [...accountRoutes, ...accountReconciliationRoutes]],
+  ['/reconciliations', reconciliationRoutes],
   ['/settings', settingsRoutes],
   ['/transactions', transactionRoutes],
   ['/reports', reportRoutes],

@@ -16,11 +16,11 @@ export const settingsRoutes = [
   ),
   route(
     {
-      method: 'put', path: '/settings', tier: 'full', summary: 'Changes the book style (vocabulary only)', json: SettingsPatchSchema,
+      method: 'put', path: '/settings', tier: 'full', summary: 'Changes the book style, the currency or the closed period (a patch, D20)', json: SettingsPatchSchema,
       responses: {
         200: { description: 'Updated.', json: Settings },
         400: refused('Malformed JSON.'),
-        422: { description: 'book_style other than club or personal (error rule 6).', text: 'a plain sentence' },
+        422: { description: 'book_style other than club or personal (error rule 6); a currency that is not an ISO 4217 code with two decimals, closed_through neither a date nor null, or none of the three (D20).', text: 'a plain sentence' },
       },
     },
     { rejectJson: (message, c) => c.text(message, 422) },

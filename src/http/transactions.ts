@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
 import { isSearch, searchTransactionsJson, TransactionQuerySchema } from '../book/search';
 import { listTransactionsJson, NewTransactionSchema, postTransaction, postTransactionAsBearer } from '../book/transactions';
-import { CreatedTransaction, Transaction } from '../book/views';
+import { CreatedTransaction, ListedTransaction, Transaction } from '../book/views';
 import { Unauthenticated } from './errors';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
 import { route } from './route';
@@ -23,7 +23,7 @@ export const transactionRoutes = [
         '`limit`, at most that many come back and, when there are more, `Next-Cursor` holds the `cursor` of the next page. ' +
         'Without these four the answer is exactly the spec\'s.',
       responses: {
-        200: { description: 'Transactions with their entries.', json: v.array(Transaction), sometimes: { 'Next-Cursor': 'the cursor of the next page (with limit, when more exist)' } },
+        200: { description: 'Transactions with their entries.', json: v.array(ListedTransaction), sometimes: { 'Next-Cursor': 'the cursor of the next page (with limit, when more exist)' } },
         400: badQuery,
       },
     },

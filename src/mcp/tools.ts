@@ -119,7 +119,7 @@ async function run(context: McpContext, tool: ToolName, body: () => Promise<Reco
     if (!result.success) throw new Error(`${tool} answered outside its output schema: ${describeIssues(result.issues)}`);
     return success(result.output);
   } catch (error) {
-    const refusal = error instanceof Refusal ? error.message : databaseRefusal(error);
+    const refusal = error instanceof Refusal ? error.message : databaseRefusal(error)?.message;
     return failure(refusal ?? context.reportFault(error, tool));
   }
 }
