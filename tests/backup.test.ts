@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,12 @@ describe('ledger backup and restore (D14)', () => {
   const authenticator = new SoftwareAuthenticator();
   let before: Record<string, unknown>;
   let ofx: Record<string, unknown>;
+  let bank: number;
+  /** Everything a restored book must answer as the original did, D20's reconciliations included. */
+  const readBook = async (app: App) => ({
+    ...(await readAll(app, token)),
+    reconciliations: await (await requester(app)(`/accounts/${bank}/reconciliations`, { headers: { authorization: `Bearer ${token}` } })).json(),
+  });
 
   const ledger = (args: string[], database: TestDatabase) => runLedger(args, { env: { DATABASE_URL: database.url }, cwd: root });
   const fresh = async (backend: Backend) => {
@@ -91,7 +98,13 @@ describe('ledger backup and restore (D14)', () => {
     expect((await call('POST', '/imports', statement)).status).toBe(201);
     ofx = { account_id: ids.Card, format: 'ofx', unmatched_account_id: ids.Dues, content: readFileSync(new URL('./fixtures/imports/ofx-2-xml.ofx', import.meta.url), 'utf8') };
     expect(((await (await call('POST', '/imports', ofx)).json()) as { created: number[] }).created).toHaveLength(3);
+    // D20: a reconciliation of the bank (its entries then locked), a currency and a closed period come along.
+    const bankBalance = ((await (await call('GET', `/accounts/${ids.Bank}/reconciliation?as_of=2026-06-30`)).json()) as { book_balance_cents: number }).book_balance_cents;
+    expect((await call('POST', `/accounts/${ids.Bank}/reconciliations`, { statement_date: '2026-06-30', statement_balance_cents: bankBalance })).status).toBe(201);
+    expect((await call('PUT', '/settings', { currency: 'CHF', closed_through: '2026-03-31' })).status).toBe(200);
+    bank = ids.Bank!;
     before = await readAll(app, token);
+    before.reconciliations = await (await call('GET', `/accounts/${bank}/reconciliations`)).json();
   }, 120_000);
 
   afterAll(async () => {
@@ -103,7 +116,7 @@ describe('ledger backup and restore (D14)', () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 42 changes, 1 import_rules, 3 import_references`);
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
@@ -112,15 +125,19 @@ describe('ledger backup and restore (D14)', () => {
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 42 changes, 1 import_rules, 3 import_references$/);
-    expect(await readAll(appOn(middle), token)).toEqual(before);
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines$/);
+    expect(await readBook(appOn(middle))).toEqual(before);
 
     const second = path.join(root, 'second.ledger-backup');
     expect((await ledger(['backup', second], middle)).code).toBe(0);
     const last = await fresh('embedded');
     expect((await ledger(['restore', second], last)).code).toBe(0);
     const app = appOn(last);
-    expect(await readAll(app, token)).toEqual(before);
+    expect(await readBook(app)).toEqual(before);
+    // D20: restored with its locks on: a reconciled or closed transaction still refuses a change.
+    const firstBank = (before['/transactions'] as { id: number; occurred_on: string }[]).filter((t) => t.occurred_on <= '2026-06-30').at(-1)!;
+    const refused = await requester(app)(`/transactions/${firstBank.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).toBe(409);
 
     // Password and passkey still sign in; new rows get ids past every restored one.
     const person = new Browser({ request: requester(app) });
@@ -141,6 +158,34 @@ describe('ledger backup and restore (D14)', () => {
       body: JSON.stringify(ofx),
     });
     expect(await again.json()).toEqual({ created: [], duplicates: [1, 2, 3], errors: [] });
+  }, 120_000);
+
+  it('a backup made before D20 (no reconciliations, import lines, currency or closed period) still restores', async () => {
+    const good = path.join(root, 'current.ledger-backup');
+    expect((await ledger(['backup', good], source)).code).toBe(0);
+    const text = readFileSync(good, 'utf8');
+    const header = JSON.parse(text.slice(0, text.indexOf('\n')));
+    const rows = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    delete rows.reconciliations;
+    delete rows.import_lines;
+    for (const entry of rows.entries) delete entry.reconciliation_id;
+    for (const row of rows.settings) {
+      delete row.currency;
+      delete row.closed_through;
+    }
+    const body = JSON.stringify(rows);
+    delete header.counts.reconciliations;
+    delete header.counts.import_lines;
+    const old = { ...header, schema: 7, sha256: createHash('sha256').update(body).digest('hex') };
+    const file = path.join(root, 'old.ledger-backup');
+    writeFileSync(file, `${JSON.stringify(old)}\n${body}\n`);
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const restored = await ledger(['restore', file], target);
+    expect(restored.code, restored.stderr).toBe(0);
+    const book = await readBook(appOn(target));
+    expect(book['/settings']).toEqual({ book_style: 'club', currency: 'EUR', closed_through: null });
+    expect(book.reconciliations).toEqual([]);
+    expect(book['/transactions']).toEqual(before['/transactions']);
   }, 120_000);
 
   it('refuses, with one line and changing nothing: a non-empty target, a file that is not a backup, a truncated, an altered and a newer one', async () => {

@@ -38,10 +38,13 @@ const TABLES = [
   // D16; backups made before imports (schema 5 and earlier) have none.
   { name: 'import_rules', key: 'id', since: 6 },
   { name: 'import_references', key: 'reference', since: 6 },
+  // D20 and D16; backups made before reconciliation (schema 7 and earlier) have none.
+  { name: 'reconciliations', key: 'id', since: 8 },
+  { name: 'import_lines', key: 'id', since: 8 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Rows = Record<TableName, Record<string, unknown>[]>;
@@ -150,6 +153,27 @@ function readBackup(file: string): { header: Header; rows: Rows } {
 }
 
 /**
+ * D20: `ledger restore` keeps every trigger on, so the locks are set after what they lock: entries
+ * are loaded unreconciled and settings with no closed period (and, from backups made before D20,
+ * the default currency); `setLocksLast` then marks the reconciled entries and closes the period.
+ */
+function loadedFirst(table: TableName, row: Record<string, unknown>): Record<string, unknown> {
+  if (table === 'entries') return { ...row, reconciliation_id: null };
+  if (table === 'settings') return { currency: 'EUR', ...row, closed_through: null };
+  return row;
+}
+
+async function setLocksLast(tx: Db, rows: Rows): Promise<void> {
+  const reconciled = JSON.stringify(rows.entries.filter((e) => e.reconciliation_id != null).map((e) => ({ id: e.id, reconciliation_id: e.reconciliation_id })));
+  await tx.execute(sql`
+    update entries e set reconciliation_id = r.reconciliation_id
+    from json_to_recordset(${reconciled}::json) as r(id bigint, reconciliation_id integer)
+    where e.id = r.id`);
+  const closedThrough = rows.settings[0]?.closed_through ?? null;
+  await tx.execute(sql`update settings set closed_through = ${closedThrough}::date`);
+}
+
+/**
  * Loads a backup into an empty database (no user, account or transaction) in one database
  * transaction: rows keep their ids, the seeded clients and the settings row are overwritten, and
  * every id sequence moves past the largest id restored. Refused whole, changing nothing.
@@ -163,13 +187,14 @@ export async function restoreBackup(db: Db, file: string): Promise<string> {
     if (Number(occupied?.n) > 0) throw invalid('the database is not empty (it has users, accounts or transactions): restore into a new one');
     for (const table of TABLES) {
       const name = sql.identifier(table.name);
-      const json = JSON.stringify(rows[table.name]);
+      const json = JSON.stringify(rows[table.name].map((row) => loadedFirst(table.name, row)));
       // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
       if (table.name === 'oauth_clients' || table.name === 'settings') {
         await tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
       }
       await tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
     }
+    await setLocksLast(tx, rows);
     for (const table of SEQUENCED) {
       await tx.execute(
         sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.identifier(table)}), 0) + 1, false)`,
