@@ -82,13 +82,13 @@ describe('D16 statement formats and csv options', () => {
       [{ ...ISO, surprise: 1 }, 'csv has no option surprise'],
       [without(ISO, 'date_column'), 'csv.date_column is required'],
       [without(ISO, 'decimal'), 'csv.decimal is required'],
-      [null, 'csv must be an object: date_column, description_column, amount_column or debit_column and credit_column, date_format, decimal'],
+      [null, 'csv must be an object: date_column, description_column, amount_column or debit_column and credit_column, decimal'],
       [{ ...ISO, date_column: -1 }, 'csv.date_column must be a column name or a 0-based index'],
       [{ ...ISO, date_column: 1.5 }, 'csv.date_column must be a column name or a 0-based index'],
       [{ ...ISO, date_column: '  ' }, 'csv.date_column must be a column name or a 0-based index'],
       [{ ...ISO, date_column: true }, 'csv.date_column must be a column name or a 0-based index'],
       [{ ...ISO, date_column: 1000 }, 'csv.date_column is at most 999'],
-      [{ ...ISO, date_format: 'DD.MM.YY' }, 'csv.date_format must be one of YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY'],
+      [{ ...ISO, date_format: 'DD.MM.YY' }, 'csv.date_format must be one of YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY or auto'],
       [{ ...ISO, decimal: "'" }, 'csv.decimal must be "." or ","'],
       [{ ...ISO, delimiter: ';;' }, 'csv.delimiter must be one character, not a quote or a line break'],
       [{ ...ISO, delimiter: '"' }, 'csv.delimiter must be one character, not a quote or a line break'],
@@ -484,6 +484,7 @@ describe('D16 OFX statements', () => {
         line(4, '2026-03-31', 'MONTHLY SERVICE FEE', -500, '2026033100004'),
       ],
       errors: [],
+      balances: { opening: null, closing: { on: '2026-03-31', amount_cents: 100314 } },
     });
   });
 
@@ -495,6 +496,7 @@ describe('D16 OFX statements', () => {
         line(3, '2026-02-27', 'Café Zentral ☕', -450, 'CC-2026-02-0003'),
       ],
       errors: [],
+      balances: { opening: null, closing: { on: '2026-02-28', amount_cents: -7940 } },
     });
   });
 
@@ -506,6 +508,7 @@ describe('D16 OFX statements', () => {
         line(3, '2026-03-02', 'DEPOSIT — BRANCH DEPOSIT', 50000, 'QFX-0003'),
       ],
       errors: [],
+      balances: { opening: null, closing: { on: '2026-03-31', amount_cents: 230107 } },
     });
   });
 
@@ -615,6 +618,7 @@ describe('D16 camt.053 statements', () => {
         line(4, '2026-03-03', 'Müller & Söhne GbR — Mitgliedsbeitrag 2026 – Familie Müller', 12000, '2026030300002'),
       ],
       errors: [],
+      balances: { opening: { on: '2026-02-28', amount_cents: 250000 }, closing: null },
     });
   });
 

@@ -75,11 +75,15 @@ describeEachDatabase('bank statements in (D16)', (h) => {
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
       lines: [
-        { line: 2, occurred_on: '2026-03-02', description: 'SPORTS HALL rent March', amount_cents: -12000, counter_account_id: ids['Venue hire'], rule_id: rules[0].id, duplicate_of: null },
-        { line: 3, occurred_on: '2026-03-03', description: 'Membership fee Sam', amount_cents: 3000, counter_account_id: ids['Dues'], rule_id: rules[1].id, duplicate_of: null },
-        { line: 4, occurred_on: '2026-03-04', description: 'Coffee', amount_cents: -250, counter_account_id: ids['Suspense'], rule_id: null, duplicate_of: null },
+        { line: 2, occurred_on: '2026-03-02', description: 'SPORTS HALL rent March', amount_cents: -12000, counter_account_id: ids['Venue hire'], rule_id: rules[0].id, duplicate_of: null, match_of: null },
+        { line: 3, occurred_on: '2026-03-03', description: 'Membership fee Sam', amount_cents: 3000, counter_account_id: ids['Dues'], rule_id: rules[1].id, duplicate_of: null, match_of: null },
+        { line: 4, occurred_on: '2026-03-04', description: 'Coffee', amount_cents: -250, counter_account_id: ids['Suspense'], rule_id: null, duplicate_of: null, match_of: null },
       ],
       errors: [],
+      date_format: 'YYYY-MM-DD',
+      statement: { opening: null, closing: null },
+      book_closing_cents: null,
+      agrees: null,
     });
     expect([await count('transactions'), await count('changes')]).toEqual(before);
   });

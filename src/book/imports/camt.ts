@@ -1,7 +1,7 @@
 import { invalid } from '../../errors';
 import { parsePlainAmount } from './amounts';
 import { parseIsoDate } from './dates';
-import { cleanDescription, collectLine, joinTexts, lineFault, shown, type ParsedStatement } from './statement';
+import { cleanDescription, collectLine, joinTexts, LineFault, lineFault, shown, type ParsedStatement, type StatedBalance } from './statement';
 import { at, checkWellFormed, child, children, parseXml, refuseDeclarations, textOf, type XmlValue } from './xml';
 
 // D16: an ISO 20022 camt.053 statement (BankToCustomerStatement), any version banks send: 001.02 to
@@ -10,7 +10,7 @@ import { at, checkWellFormed, child, children, parseXml, refuseDeclarations, tex
 // booking date (BookgDt, else ValDt), AcctSvcrRef (else NtryRef) as the bank's reference.
 
 const CAMT_053 = /^urn:iso:std:iso:20022:tech:xsd:camt\.053\.001\.\d{2}$/;
-const REPEATING = new Set(['Stmt', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd']);
+const REPEATING = new Set(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd']);
 
 export function parseCamt053(text: string): ParsedStatement {
   refuseDeclarations(text);
@@ -36,7 +36,37 @@ export function parseCamt053(text: string): ParsedStatement {
     n++;
     if (!collectLine(statement, n, `Ntry ${n}`, () => readEntry(entry))) break;
   }
+  const opening = statedBalance(statements, 0, ['OPBD', 'PRCD']);
+  const closing = statedBalance(statements, statements.length - 1, ['CLBD']);
+  if (opening || closing) statement.balances = { opening, closing };
   return statement;
+}
+
+/**
+ * D16 statement balances: the first Bal of Stmt `index` whose type code is one of `codes` (OPBD
+ * or PRCD open a statement, CLBD closes it; CLAV, ITBD and the rest are not balances of the
+ * book), signed by its CdtDbtInd. A Bal that cannot be read refuses the file, naming it: it is
+ * no line to leave out.
+ */
+function statedBalance(statements: readonly XmlValue[], index: number, codes: readonly string[]): StatedBalance | null {
+  const balances = children(statements[index], 'Bal');
+  const k = balances.findIndex((b) => codes.includes(textOf(at(b, 'Tp', 'CdOrPrtry', 'Cd'))?.trim() ?? ''));
+  if (k === -1) return null;
+  const balance = balances[k]!;
+  const field = (...path: string[]) => textOf(at(balance, ...path))?.trim() ?? '';
+  try {
+    const direction = field('CdtDbtInd');
+    if (direction !== 'CRDT' && direction !== 'DBIT') {
+      throw lineFault(direction === '' ? 'CdtDbtInd is missing' : `CdtDbtInd ${shown(direction)} is neither CRDT nor DBIT`);
+    }
+    const amount = parsePlainAmount('Amt', field('Amt'), false);
+    const written = field('Dt', 'Dt') || field('Dt', 'DtTm');
+    if (written === '') throw lineFault('Dt is missing');
+    return { on: parseIsoDate('Dt', written), amount_cents: direction === 'CRDT' || amount === 0 ? amount : -amount };
+  } catch (error) {
+    if (error instanceof LineFault) throw invalid(`Stmt ${index + 1} Bal ${k + 1} (${field('Tp', 'CdOrPrtry', 'Cd')}): ${error.message}`);
+    throw error;
+  }
 }
 
 /**

@@ -2,8 +2,8 @@ import { invalid } from '../../errors';
 import { parseAmount, type DecimalMark } from './amounts';
 import type { CsvColumn, CsvOptions } from './csv-options';
 import { csvRows, type CsvRow } from './csv-rows';
-import { parseDate } from './dates';
-import { cleanDescription, collectLine, lineFault, shown, type ParsedStatement } from './statement';
+import { chooseDateFormat, DATE_FORMAT_AUTO, parseDate, type DateFormat } from './dates';
+import { cleanDescription, collectLine, LineFault, lineFault, shown, type ParsedStatement, type StatementBalances, type StatementLine } from './statement';
 
 // D16: a CSV statement, laid out as its `csv` options say. `line` is the physical line of the file
 // where a row starts (a quoted field may run over several lines), the skipped preamble and the
@@ -17,8 +17,10 @@ interface Column {
 
 interface Columns {
   date: Column;
-  description: Column;
+  /** One, or several joined with " " (payee and purpose). */
+  description: Column[];
   amount: { amount: Column } | { debit: Column; credit: Column };
+  balance?: Column;
 }
 
 export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
@@ -37,24 +39,61 @@ export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
   }
 
   const statement: ParsedStatement = { lines: [], errors: [] };
+  let format: DateFormat;
+  if (options.date_format === DATE_FORMAT_AUTO) {
+    format = chooseDateFormat(body.map((row) => row.cells[columns.date.index]));
+    statement.date_format = format;
+  } else {
+    format = options.date_format;
+  }
   const needed = columnsOf(columns);
   for (const row of body) {
-    if (!collectLine(statement, row.line, `line ${row.line}`, () => readRow(row, columns, needed, options))) break;
+    if (!collectLine(statement, row.line, `line ${row.line}`, () => readRow(row, columns, needed, format, options.decimal))) break;
   }
+  if (columns.balance) statement.balances = statedBalances(statement.lines);
   return statement;
 }
 
-function readRow(row: CsvRow, columns: Columns, needed: readonly Column[], options: CsvOptions) {
+function readRow(row: CsvRow, columns: Columns, needed: readonly Column[], format: DateFormat, decimal: DecimalMark) {
   const missing = needed.find((c) => c.index >= row.cells.length);
   if (missing) throw lineFault(`the row has ${row.cells.length} ${row.cells.length === 1 ? 'column' : 'columns'}, too few to hold ${missing.label}`);
   const cell = (c: Column) => row.cells[c.index]!;
-  return {
-    occurred_on: parseDate(cell(columns.date), options.date_format),
-    description: cleanDescription(cell(columns.description)),
+  const line = {
+    occurred_on: parseDate(cell(columns.date), format),
+    description: cleanDescription(columns.description.map(cell).join(' ')),
     amount_cents: 'amount' in columns.amount
-      ? parseAmount(cell(columns.amount.amount), options.decimal)
-      : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), options.decimal),
+      ? parseAmount(cell(columns.amount.amount), decimal)
+      : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), decimal),
     reference: null,
+  };
+  // A line without a balance (some banks leave it empty on pending lines) states none.
+  const balance = columns.balance && cell(columns.balance).trim();
+  if (!balance) return line;
+  try {
+    return { ...line, balance_cents: parseAmount(balance, decimal) };
+  } catch (error) {
+    throw error instanceof LineFault ? lineFault(`the balance: ${error.message}`) : error;
+  }
+}
+
+/**
+ * D16 statement balances of a CSV file with a balance column, from the lines that state one:
+ * the opening is the balance before the oldest line (its balance minus its amount, on its date),
+ * the closing the balance on the newest. Files run newest first or oldest first; which one is told
+ * by the dates of the first and last lines, and, when those are the same day, by which order the
+ * balances add up in (each balance the one before plus the line's amount).
+ */
+function statedBalances(lines: readonly StatementLine[]): StatementBalances {
+  const stated = lines.filter((l): l is StatementLine & { balance_cents: number } => l.balance_cents !== undefined);
+  const first = stated[0];
+  const last = stated.at(-1);
+  if (!first || !last) return { opening: null, closing: null };
+  const addsUp = (order: typeof stated) => order.every((l, i) => i === 0 || order[i - 1]!.balance_cents + l.amount_cents === l.balance_cents);
+  const newestFirst = first.occurred_on > last.occurred_on || (first.occurred_on === last.occurred_on && !addsUp(stated) && addsUp([...stated].reverse()));
+  const [oldest, newest] = newestFirst ? [last, first] : [first, last];
+  return {
+    opening: { on: oldest.occurred_on, amount_cents: oldest.balance_cents - oldest.amount_cents },
+    closing: { on: newest.occurred_on, amount_cents: newest.balance_cents },
   };
 }
 
@@ -136,16 +175,23 @@ function sampleRows(text: string): { line: number; counts: number[] }[] {
 type Resolve = (column: CsvColumn, field: string) => Column;
 
 function findColumns(options: CsvOptions, resolve: Resolve): Columns {
+  const description = Array.isArray(options.description_column) ? options.description_column : [options.description_column];
   return {
     date: resolve(options.date_column, 'date_column'),
-    description: resolve(options.description_column, 'description_column'),
+    description: description.map((column) => resolve(column, 'description_column')),
     amount: options.amount_column !== undefined
       ? { amount: resolve(options.amount_column, 'amount_column') }
       : { debit: resolve(options.debit_column!, 'debit_column'), credit: resolve(options.credit_column!, 'credit_column') },
+    ...(options.balance_column !== undefined && { balance: resolve(options.balance_column, 'balance_column') }),
   };
 }
 
-const columnsOf = (columns: Columns): Column[] => [columns.date, columns.description, ...Object.values(columns.amount)];
+const columnsOf = (columns: Columns): Column[] => [
+  columns.date,
+  ...columns.description,
+  ...Object.values(columns.amount),
+  ...(columns.balance ? [columns.balance] : []),
+];
 
 /** Without a header, columns are 0-based indexes only. */
 function indexColumn(column: CsvColumn, field: string): Column {

@@ -2,7 +2,7 @@ import { invalid } from '../../errors';
 import { parsePlainAmount } from './amounts';
 import { parseOfxDate } from './dates';
 import { ofxToXml } from './ofx-sgml';
-import { cleanDescription, collectLine, joinTexts, lineAt, lineFault, type ParsedStatement } from './statement';
+import { cleanDescription, collectLine, joinTexts, lineAt, LineFault, lineFault, type ParsedStatement, type StatedBalance } from './statement';
 import { at, child, children, parseXml, refuseDeclarations, textOf, type XmlValue } from './xml';
 
 // D16: an OFX statement, 1.x (SGML, after its `OFXHEADER:100` header lines) or 2.x (XML, after
@@ -43,7 +43,28 @@ export function parseOfx(text: string): ParsedStatement {
     n++;
     if (!collectLine(statement, n, `STMTTRN ${n}`, () => readTransaction(transaction))) break;
   }
+  const closing = ledgerBalance(statements.at(-1)!.body);
+  if (closing) statement.balances = { opening: null, closing };
   return statement;
+}
+
+/**
+ * D16 statement balances: OFX states the closing balance only, LEDGERBAL (BALAMT as of DTASOF)
+ * of the last statement, signed as the account holder sees it (a card's debt negative). A
+ * LEDGERBAL that cannot be read refuses the file, naming it.
+ */
+function ledgerBalance(body: XmlValue): StatedBalance | null {
+  const balance = child(body, 'LEDGERBAL');
+  if (balance === undefined) return null;
+  const field = (name: string) => textOf(child(balance, name))?.trim() ?? '';
+  try {
+    const asOf = field('DTASOF');
+    if (asOf === '') throw lineFault('DTASOF is missing');
+    return { on: parseOfxDate('DTASOF', asOf), amount_cents: parsePlainAmount('BALAMT', field('BALAMT'), true) };
+  } catch (error) {
+    if (error instanceof LineFault) throw invalid(`LEDGERBAL: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Bank statements (STMTRS) and credit card statements (CCSTMTRS), each with its account's ACCTID. */

@@ -1,6 +1,7 @@
 import { invalid, type LineError } from '../../errors';
 import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from '../../text';
 import { DESCRIPTION_MAX } from '../transactions';
+import type { DateFormat } from './dates';
 
 // D16: what every statement reader gives back, and the checks they share: the file as text, a
 // line's fault, its description.
@@ -18,12 +19,31 @@ export interface StatementLine {
   amount_cents: number;
   /** The bank's own reference of the entry (OFX FITID; camt AcctSvcrRef, else NtryRef); CSV: null. */
   reference: string | null;
+  /** CSV with `balance_column`: the account's balance after this line, as the bank states it. */
+  balance_cents?: number;
+}
+
+/** A balance the bank states (D16): money in the account positive, a card's debt negative. */
+export interface StatedBalance {
+  /** YYYY-MM-DD */
+  on: string;
+  amount_cents: number;
+}
+
+/** D16 statement balances: the balance before the statement's first line and after its last, each when the file states it. */
+export interface StatementBalances {
+  opening: StatedBalance | null;
+  closing: StatedBalance | null;
 }
 
 /** A statement read: its good lines, and the lines at fault with the reason. */
 export interface ParsedStatement {
   lines: StatementLine[];
   errors: LineError[];
+  /** CSV with `date_format` auto: the format the file's dates were read in (D16). */
+  date_format?: DateFormat;
+  /** The balances the file states, when it states any. */
+  balances?: StatementBalances;
 }
 
 /**
