@@ -48,7 +48,7 @@ describe('ledger backup and restore (D14)', () => {
   let ofx: Record<string, unknown>;
   let bank: number;
   /** Everything a restored book must answer as the original did, D20's reconciliations included. */
-  const readBook = async (app: App) => ({
+  const readBook = async (app: App): Promise<Record<string, unknown>> => ({
     ...(await readAll(app, token)),
     reconciliations: await (await requester(app)(`/accounts/${bank}/reconciliations`, { headers: { authorization: `Bearer ${token}` } })).json(),
   });

@@ -439,6 +439,20 @@ describeEachDatabase('books out: CSV, hledger and Beancount (D17)', (h) => {
 
   // ---- Beancount ----
 
+  it('D20: without `commodity` the journals are written in the book\'s currency', async () => {
+    expect((await h.call(token, 'PUT', '/settings', { currency: 'GBP' })).status).toBe(200);
+    try {
+      const journal = await download('/export/ledger.journal', 'text/plain', 'ledger.journal');
+      expect(journal).toContain('commodity 1000.00 GBP');
+      expect(journal).not.toContain('EUR');
+      const beancount = await download('/export/ledger.beancount', 'text/plain', 'ledger.beancount');
+      expect(beancount).toContain('option "operating_currency" "GBP"');
+      expect(await download('/export/ledger.journal?commodity=CHF', 'text/plain', 'ledger.journal')).not.toContain('GBP');
+    } finally {
+      expect((await h.call(token, 'PUT', '/settings', { currency: 'EUR' })).status).toBe(200);
+    }
+  });
+
   it.skipIf(!toolsPresent && !STRICT)('D17 Beancount: bean-check accepts the file, and bean-query\'s balances in natural sign equal /reports/balances', async () => {
     const text = await download('/export/ledger.beancount?commodity=CHF', 'text/plain', 'ledger.beancount');
     const file = saved('all.beancount', text);

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database';
 import type { AccountKind } from '../db/schema';
 import { todayUtc } from '../text';
-import { accountNames, decimal, oneLine, readBook, type ExportAccount, type JournalQuery } from './exports';
+import { accountNames, decimal, journalCommodity, oneLine, readBook, type ExportAccount, type JournalQuery } from './exports';
 
 // D17: GET /export/ledger.beancount, a file Beancount reads (checked with `bean-check` and
 // `bean-query` in tests/exports.test.ts).
@@ -71,12 +71,13 @@ function quoted(text: string): string {
  * transaction, its id as metadata.
  */
 export async function* beancountFile(db: Db, query: JournalQuery): AsyncGenerator<string> {
+  const commodity = await journalCommodity(db, query);
   let names = new Map<number, string>();
   let opening: ExportAccount[] | undefined;
   // The accounts are opened once the first date is known: the first part of transactions, or the end.
   const openAccounts = (firstDate: string | undefined) => {
     const opened = query.from ?? firstDate ?? query.to ?? todayUtc();
-    const lines = [`option "operating_currency" "${query.commodity}"`, '', ...opening!.map((a) => `${opened} open ${names.get(a.id)!}`)];
+    const lines = [`option "operating_currency" "${commodity}"`, '', ...opening!.map((a) => `${opened} open ${names.get(a.id)!}`)];
     opening = undefined;
     return `${lines.join('\n')}\n`;
   };
@@ -89,7 +90,7 @@ export async function* beancountFile(db: Db, query: JournalQuery): AsyncGenerato
     const lines: string[] = [];
     for (const t of part.transactions) {
       lines.push('', `${t.occurredOn} * ${quoted(t.description)}`, `  transaction_id: ${t.id}`);
-      for (const e of t.entries) lines.push(`  ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+      for (const e of t.entries) lines.push(`  ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${commodity}`);
     }
     yield (opening ? openAccounts(part.transactions[0]?.occurredOn) : '') + `${lines.join('\n')}\n`;
   }

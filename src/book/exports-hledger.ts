@@ -1,6 +1,6 @@
 import type { Db } from '../db/database';
 import type { AccountKind } from '../db/schema';
-import { accountNames, decimal, oneLine, readBook, type JournalQuery } from './exports';
+import { accountNames, decimal, journalCommodity, oneLine, readBook, type JournalQuery } from './exports';
 
 // D17: GET /export/ledger.journal, a journal hledger reads (checked with `hledger -f FILE bal` in
 // tests/exports.test.ts).
@@ -34,17 +34,18 @@ function hledgerDescription(text: string): string {
 
 /** D17: the journal: the commodity's format, every account declared, then one transaction per transaction; written as read. */
 export async function* hledgerJournal(db: Db, query: JournalQuery): AsyncGenerator<string> {
+  const commodity = await journalCommodity(db, query);
   let names = new Map<number, string>();
   for await (const part of readBook(db, query)) {
     if ('accounts' in part) {
       names = accountNames(part.accounts, TOP_LEVEL, hledgerComponent);
-      yield [`commodity 1000.00 ${query.commodity}`, '', ...part.accounts.map((a) => `account ${names.get(a.id)!}`), ''].join('\n');
+      yield [`commodity 1000.00 ${commodity}`, '', ...part.accounts.map((a) => `account ${names.get(a.id)!}`), ''].join('\n');
       continue;
     }
     const lines: string[] = [];
     for (const t of part.transactions) {
       lines.push('', `${t.occurredOn} (${t.id}) ${hledgerDescription(t.description)}`);
-      for (const e of t.entries) lines.push(`    ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${query.commodity}`);
+      for (const e of t.entries) lines.push(`    ${names.get(e.account.id)!}  ${decimal(e.amountCents)} ${commodity}`);
     }
     yield `${lines.join('\n')}\n`;
   }

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { cursorRows, type Db } from '../db/database';
 import { accounts, entries, transactions, type AccountKind } from '../db/schema';
 import { PeriodSchema } from './reports';
+import { getSettings } from './settings';
 
 // D17: books out. Every export is read by one ordered statement (readBook): first every account,
 // then the period's entries with their transactions. One statement is one snapshot, so an account
@@ -14,14 +15,19 @@ import { PeriodSchema } from './reports';
 
 const COMMODITY = 'commodity must be an ISO 4217 code: three upper-case letters (EUR)';
 
-/** D17: the journals' query: the period of the reports (D7) and the commodity, default EUR. */
+/** D17: the journals' query: the period of the reports (D7) and the commodity, by default the book's currency (D20). */
 export const JournalExportSchema = v.object({
   ...PeriodSchema.entries,
-  commodity: v.optional(v.pipe(v.string(COMMODITY), v.regex(/^[A-Z]{3}$/, COMMODITY)), 'EUR'),
+  commodity: v.optional(v.pipe(v.string(COMMODITY), v.regex(/^[A-Z]{3}$/, COMMODITY))),
 });
 
 export type Period = v.InferOutput<typeof PeriodSchema>;
 export type JournalQuery = v.InferOutput<typeof JournalExportSchema>;
+
+/** D20: the commodity a journal is written in: the one asked for, else the book's currency. */
+export async function journalCommodity(db: Db, query: JournalQuery): Promise<string> {
+  return query.commodity ?? (await getSettings(db)).currency;
+}
 
 export interface ExportAccount {
   id: number;
