@@ -154,3 +154,36 @@ export type ImportRule = v.InferOutput<typeof ImportRuleShape>;
 export type ImportPreview = v.InferOutput<typeof ImportPreviewShape>;
 export type ImportResult = v.InferOutput<typeof ImportResultShape>;
 export type ImportLineError = v.InferOutput<typeof ImportLineErrorShape>;
+
+/** D20: the book's settings (a PUT sends any non-empty part of them). */
+export interface BookSettings {
+  book_style: BookStyle;
+  /** An ISO 4217 code whose minor unit is two decimals. */
+  currency: string;
+  /** The last day of the closed period (`YYYY-MM-DD`), or null while nothing is closed. */
+  closed_through: string | null;
+}
+/** D20: a statement an account was proven against (`POST /accounts/{id}/reconciliations`). */
+export interface Reconciliation {
+  id: number;
+  account_id: number;
+  statement_date: string;
+  /** Natural sign (D6): a card's debt is positive. */
+  statement_balance_cents: number;
+  transaction_ids: number[];
+  created_at: string;
+  created_by_email: string | null;
+}
+/** D20: where an account stands (`GET /accounts/{id}/reconciliation?as_of=`), natural sign. */
+export interface ReconciliationState {
+  account_id: number;
+  last: Reconciliation | null;
+  reconciled_balance_cents: number;
+  book_balance_cents: number;
+  /** Oldest first, up to `as_of`. */
+  unreconciled: { transaction_id: number; occurred_on: string; description: string; amount_cents: number }[];
+}
+/** D20: a transaction of the paged list (D15 with `limit`), which says whether it is reconciled. */
+export type ListedTransaction = Transaction & { reconciled?: boolean };
+/** D20: a line of the account register, which says whether it is reconciled. */
+export type RegisterLine = AccountRegister['entries'][number] & { reconciled?: boolean };

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { api, ApiError, onSessionLost, type BookStyle, type Me } from './api';
+import { api, ApiError, onSessionLost, type BookSettings, type BookStyle, type Me } from './api';
+import { DEFAULT_CURRENCY, formatDate, setBookCurrency } from './money';
 import { WORDS, type Words } from './words';
 
 /** The signed-in person, the book style and its wording, and navigation: shared by every page. */
@@ -13,6 +14,11 @@ interface AppState {
   navigate(to: string): void;
   refresh(): Promise<void>;
   setBookStyle(style: BookStyle): void;
+  /** D20: the book's currency (every figure shows in it) and the last day of the closed period. */
+  currency: string;
+  closedThrough: string | null;
+  /** D20: PUT /settings with part of them, shown once the API accepts it (a refusal is thrown). */
+  saveSettings(patch: Partial<BookSettings>): Promise<void>;
 }
 
 const AppContext = createContext<AppState | null>(null);
@@ -33,14 +39,33 @@ export function AppProvider({ children }: { children: (loading: boolean) => Reac
   const [me, setMe] = useState<Me | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [bookStyle, setBookStyle] = useState<BookStyle>('personal');
+  const [currency, setCurrency] = useState(DEFAULT_CURRENCY);
+  const [closedThrough, setClosedThrough] = useState<string | null>(null);
   const [path, setPath] = useState(currentPath());
   const [loading, setLoading] = useState(true);
   const signedIn = useRef(false);
 
+  const applySettings = useCallback((settings: Partial<BookSettings>) => {
+    if (settings.book_style) setBookStyle(settings.book_style);
+    if (settings.currency) {
+      // Before the state changes, so that the render it causes formats in the new currency.
+      setBookCurrency(settings.currency);
+      setCurrency(settings.currency);
+    }
+    if (settings.closed_through !== undefined) setClosedThrough(settings.closed_through);
+  }, []);
+
+  const saveSettings = useCallback(
+    async (patch: Partial<BookSettings>) => {
+      applySettings(await api<BookSettings>('PUT', '/settings', patch));
+    },
+    [applySettings],
+  );
+
   const refresh = useCallback(async () => {
     try {
       const who = await api<Me>('GET', '/auth/me');
-      setBookStyle((await api<{ book_style: BookStyle }>('GET', '/settings')).book_style);
+      applySettings(await api<BookSettings>('GET', '/settings'));
       signedIn.current = true;
       setNotice(null);
       setMe(who);
@@ -51,7 +76,7 @@ export function AppProvider({ children }: { children: (loading: boolean) => Reac
     } finally {
       setLoading(false);
     }
-  }, []);
+  }, [applySettings]);
 
   useEffect(() => {
     void refresh();
@@ -73,6 +98,16 @@ export function AppProvider({ children }: { children: (loading: boolean) => Reac
     window.scrollTo(0, 0);
   }, []);
 
-  const state: AppState = { me, notice, bookStyle, words: WORDS[bookStyle], path, navigate, refresh, setBookStyle };
+  const state: AppState = { me, notice, bookStyle, words: WORDS[bookStyle], path, navigate, refresh, setBookStyle, currency, closedThrough, saveSettings };
   return <AppContext.Provider value={state}>{children(loading)}</AppContext.Provider>;
+}
+
+/**
+ * D20: why a transaction dated `date` cannot be written (recorded, corrected, deleted or
+ * restored) while the books are closed through `closedThrough`, said before anything is sent;
+ * null when it can.
+ */
+export function closedBooksRefusal(date: string, closedThrough: string | null, action: 'recorded' | 'changed' | 'deleted' | 'restored'): string | null {
+  if (!closedThrough || !date || date > closedThrough) return null;
+  return `The books are closed through ${formatDate(closedThrough)}: a transaction dated ${formatDate(date)} cannot be ${action}. Reopen them in Settings first.`;
 }

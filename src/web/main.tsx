@@ -10,6 +10,7 @@ import { Consent } from './pages/Consent';
 import { Device } from './pages/Device';
 import { Home } from './pages/Home';
 import { Import } from './pages/Import';
+import { Reconcile } from './pages/Reconcile';
 import { Reports } from './pages/Reports';
 import { Settings } from './pages/Settings';
 import { SignIn } from './pages/SignIn';
@@ -21,6 +22,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/transactions': Transactions,
   '/import': Import,
   '/accounts': Accounts,
+  '/reconcile': Reconcile,
   '/reports': Reports,
   '/reports/annual': AnnualReport,
   '/settings': Settings,

@@ -1,9 +1,45 @@
 /** Money as people read and type it; cents only inside (D9: cents are never typed by people). */
 
-const formatter = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** D20: the book's currency until the settings say otherwise (the API's default). */
+export const DEFAULT_CURRENCY = 'EUR';
 
+let currencyFormatter = currencyFormatOf(DEFAULT_CURRENCY);
+
+function currencyFormatOf(currency: string): Intl.NumberFormat {
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+/**
+ * D20: the book's currency (Settings `currency`), set by the app state once the settings are
+ * loaded or changed, so that every figure of every page, print included, shows in it without a
+ * parameter threaded through the pages.
+ */
+export function setBookCurrency(currency: string): void {
+  currencyFormatter = currencyFormatOf(currency);
+}
+
+/** Money in the book's currency (D20), in the person's locale ("€1,234.56" in en, "1.234,56 €" in de). */
 export function formatCents(cents: number): string {
-  return formatter.format(cents / 100);
+  return currencyFormatter.format(cents / 100);
+}
+
+/**
+ * An amount as it is typed into an amount field (D19): the locale's digits and marks, no
+ * currency ("1,234.56" in en), so that the field reads it back as it is.
+ */
+export function formatAmount(cents: number): string {
+  return formatCentsIn(cents, undefined);
+}
+
+/**
+ * D20: the ISO 4217 currencies a book can keep, those whose minor unit is two decimals (cents),
+ * as the browser knows them, each with its name in the person's language.
+ */
+export function bookCurrencies(): { code: string; name: string }[] {
+  const names = new Intl.DisplayNames(undefined, { type: 'currency' });
+  return Intl.supportedValuesOf('currency')
+    .filter((code) => new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits === 2)
+    .map((code) => ({ code, name: names.of(code) ?? code }));
 }
 
 /** What a typed amount was understood as (D19): cents, or a sentence saying why it was refused. */

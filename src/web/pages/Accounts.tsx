@@ -3,6 +3,7 @@ import { api, withQuery, type Account, type Kind } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, PageHeading, useSubmit } from '../components';
 import { today } from '../money';
+import { reconcilePath, registerPath } from './Reconcile';
 
 const KINDS: Kind[] = ['asset', 'liability', 'equity', 'income', 'expense'];
 type Balance = Account & { balance_cents: number };
@@ -66,7 +67,7 @@ function NewAccount({ onCreated }: { onCreated(): Promise<void> }) {
   );
 }
 
-/** D15: rename an account or fix its kind; delete one nothing uses; see its history. */
+/** D15: rename an account or fix its kind; delete one nothing uses; see its register and history; reconcile a bank, cash or card account (D20). */
 function ManageAccount({ account, onChanged }: { account: Account; onChanged(): Promise<void> }) {
   const [name, setName] = useState(account.name);
   const [kind, setKind] = useState<Kind>(account.kind);
@@ -93,6 +94,14 @@ function ManageAccount({ account, onChanged }: { account: Account; onChanged(): 
           <button type="button" className="secondary" aria-label={`Delete ${account.name}`} disabled={remove.busy} onClick={() => void remove.onSubmit()}>
             Delete
           </button>
+          <Link to={registerPath(account.id)}>
+            Register<span className="visually-hidden"> of {account.name}</span>
+          </Link>
+          {(account.kind === 'asset' || account.kind === 'liability') && (
+            <Link to={reconcilePath(account.id)}>
+              Reconcile<span className="visually-hidden"> {account.name}</span>
+            </Link>
+          )}
           <Link to={`/history?subject=account&subject_id=${account.id}`}>
             History<span className="visually-hidden"> of {account.name}</span>
           </Link>

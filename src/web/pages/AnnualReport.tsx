@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, withQuery, type Section } from '../api';
 import { useApp } from '../app';
-import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
+import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatDate, today } from '../money';
 
 // The annual report (issue 5/7 item 4): one year's income statement and the balance sheet at its
@@ -145,6 +145,40 @@ function Statements({ shown }: { shown: YearFigures[] }) {
   );
 }
 
+/**
+ * D20: the year closed from its report ("Close 2025": closed_through becomes its last day), after
+ * asking; once closed, what is closed and where to reopen.
+ */
+function CloseYear({ year }: { year: number }) {
+  const { closedThrough, saveSettings } = useApp();
+  const lastDay = `${year}-12-31`;
+  const [done, setDone] = useState<string | null>(null);
+  const close = useSubmit(async () => {
+    const question = `Close ${year}? Nothing dated on or before ${formatDate(lastDay)} can be recorded, changed or deleted until the books are reopened in Settings.`;
+    if (!window.confirm(question)) return;
+    await saveSettings({ closed_through: lastDay });
+    setDone(`${year} is closed: the books are closed through ${formatDate(lastDay)}.`);
+  });
+  const closed = closedThrough !== null && closedThrough >= lastDay;
+  return (
+    <>
+      {closed ? (
+        !done && <span className="muted">The books are closed through {formatDate(closedThrough)}.</span>
+      ) : (
+        <button type="button" className="secondary" disabled={close.busy} onClick={() => void close.onSubmit()}>
+          Close {year}
+        </button>
+      )}
+      {done && (
+        <span role="status" className="notice">
+          {done}
+        </span>
+      )}
+      <ErrorNote error={close.error} />
+    </>
+  );
+}
+
 export function AnnualReport() {
   const [years, setYears] = useState<number[] | null>(null);
   const [year, setYear] = useState<number | null>(null);
@@ -199,6 +233,7 @@ export function AnnualReport() {
           <button type="button" onClick={() => window.print()}>
             Print
           </button>
+          <CloseYear key={year} year={year} />
         </div>
       )}
       <ErrorNote error={error} />

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, type Account } from '../api';
-import { useApp } from '../app';
+import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
 import { formatCents, formatDate, today } from '../money';
 import { AmountField, amountOrThrow } from './AmountField';
@@ -80,9 +80,12 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   const [gives, setGives] = useState('');
   const [lines, setLines] = useState(blankLines);
   const [saved, setSaved] = useState<string | null>(null);
-  const { words } = useApp();
+  const { words, closedThrough } = useApp();
+  // D20: a date in the closed period is refused here, before anything is sent.
+  const closed = closedBooksRefusal(date, closedThrough, 'recorded');
 
   const submit = useSubmit(async () => {
+    if (closed) throw new Error(closed);
     let entries: { account_id: number; amount_cents: number }[];
     let said: string;
     if (mode === 'split') {
@@ -128,6 +131,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
     <form onSubmit={submit.onSubmit} onChange={changed} className="record">
       <ModeChoice mode={mode} onChange={choose} />
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
+      {closed && submit.error !== closed && <p className="warning">{closed}</p>}
       {simple ? (
         <>
           <AmountField label="Amount" placeholder="12.50" value={amount} onChange={setAmount} />

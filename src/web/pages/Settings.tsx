@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, type BookStyle, type Connection, type Passkey } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Loading, PageHeading, Scroll, TableHead, useSubmit } from '../components';
-import { formatDate } from '../money';
+import { bookCurrencies, formatCents, formatDate } from '../money';
 import { enrolPasskey } from '../passkeys';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
@@ -55,6 +55,91 @@ function BookStyleSection() {
         ))}
       </fieldset>
       <ErrorNote error={error} />
+    </section>
+  );
+}
+
+/** D20: the book's currency (ISO 4217, two decimals): every figure of the app shows in it. */
+function CurrencySection() {
+  const { currency, saveSettings } = useApp();
+  const offered = useMemo(() => {
+    const all = bookCurrencies();
+    return all.some((c) => c.code === currency) ? all : [{ code: currency, name: currency }, ...all];
+  }, [currency]);
+  const [error, setError] = useState<string | null>(null);
+  const choose = async (code: string) => {
+    setError(null);
+    try {
+      await saveSettings({ currency: code });
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <section aria-labelledby="currency-heading">
+      <h2 id="currency-heading">Currency</h2>
+      <label>
+        Currency of the book
+        <select value={currency} onChange={(e) => void choose(e.target.value)}>
+          {offered.map((c) => (
+            <option key={c.code} value={c.code}>
+              {c.code} — {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p className="muted">Money shows in it everywhere, like {formatCents(123456)}; the figures themselves never change.</p>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
+/**
+ * D20: the books closed through a date (nothing dated on or before it can be recorded, changed,
+ * deleted or restored, by anyone or anything), and reopened; both asked first, both in History.
+ */
+function ClosedBooksSection() {
+  const { closedThrough, saveSettings } = useApp();
+  const [date, setDate] = useState(closedThrough ?? '');
+  const [saved, setSaved] = useState<string | null>(null);
+  useEffect(() => setDate(closedThrough ?? ''), [closedThrough]);
+  const close = useSubmit(async () => {
+    setSaved(null);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error('Enter the last day to close.');
+    if (!window.confirm(`Close the books through ${formatDate(date)}? Nothing dated on or before it can be recorded, changed or deleted until they are reopened.`)) return;
+    await saveSettings({ closed_through: date });
+    setSaved(`The books are closed through ${formatDate(date)}.`);
+  });
+  const reopen = useSubmit(async () => {
+    setSaved(null);
+    if (!closedThrough || !window.confirm(`Reopen the books closed through ${formatDate(closedThrough)}? Everything can be changed again.`)) return;
+    await saveSettings({ closed_through: null });
+    setSaved('The books are open again.');
+  });
+  return (
+    <section aria-labelledby="closed-heading">
+      <h2 id="closed-heading">Closed books</h2>
+      <p>
+        {closedThrough
+          ? `The books are closed through ${formatDate(closedThrough)}: nothing dated on or before it can be recorded, changed or deleted.`
+          : 'The books are open: any date can be recorded, changed or deleted.'}
+      </p>
+      <form className="row" aria-label="Close the books" onSubmit={close.onSubmit}>
+        <label>
+          Books closed through
+          <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
+        </label>
+        <button type="submit" disabled={close.busy || date === (closedThrough ?? '')}>
+          Close the books
+        </button>
+        {closedThrough && (
+          <button type="button" className="secondary" disabled={reopen.busy} onClick={() => void reopen.onSubmit()}>
+            Reopen
+          </button>
+        )}
+      </form>
+      <ErrorNote error={close.error ?? reopen.error} />
+      {saved && <p role="status">{saved}</p>}
     </section>
   );
 }
@@ -194,6 +279,8 @@ export function Settings() {
     <main>
       <PageHeading>Settings</PageHeading>
       <BookStyleSection />
+      <CurrencySection />
+      <ClosedBooksSection />
       {!lists ? (
         error ? <ErrorNote error={error} /> : <Loading />
       ) : (

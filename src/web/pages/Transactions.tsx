@@ -1,31 +1,60 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, apiPage, withQuery, type Account, type Transaction } from '../api';
-import { useApp } from '../app';
+import { api, apiPage, withQuery, type Account, type ListedTransaction, type Transaction } from '../api';
+import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
-import { formatCents, formatDate } from '../money';
+import { formatAmount, formatDate } from '../money';
 import { confirmFarDate, DateAndDescription, RecordForm } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
+import { ReconciledMark } from './Register';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
 export const PAGE_SIZE = 50;
 
-/** A transaction opened for correction: its date, words and every entry, saved at once (D15). */
-function EditTransaction({ accounts, transaction, onDone }: { accounts: Account[]; transaction: Transaction; onDone(saved: boolean): void }) {
+/** D20: why a reconciled transaction keeps its date and entries, said before anything is sent. */
+export const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
+  action === 'deleted'
+    ? `“${t.description}” is reconciled: it agrees with a bank statement, so it cannot be deleted. Undo the reconciliation on the account’s register first.`
+    : `“${t.description}” is reconciled: it agrees with a bank statement, so its date, amounts and accounts cannot be changed (its description can). Undo the reconciliation on the account’s register first.`;
+
+/** Whether a correction leaves the date and every entry (account and amount, in order) as they were: D20 lets it through. */
+const sameDateAndEntries = (t: Transaction, date: string, entries: { account_id: number; amount_cents: number }[]) =>
+  date === t.occurred_on &&
+  entries.length === t.entries.length &&
+  entries.every((e, i) => e.account_id === t.entries[i]!.account_id && e.amount_cents === t.entries[i]!.amount_cents);
+
+/**
+ * A transaction opened for correction: its date, words and every entry, saved at once (D15).
+ * D20: a reconciled one may change its description only, and nothing dated in the closed period
+ * changes; both said before sending.
+ */
+function EditTransaction({ accounts, transaction, reconciled, onDone }: { accounts: Account[]; transaction: Transaction; reconciled: boolean; onDone(saved: boolean): void }) {
+  const { closedThrough } = useApp();
   const [date, setDate] = useState(transaction.occurred_on);
   const [description, setDescription] = useState(transaction.description);
   const [lines, setLines] = useState<Line[]>(
-    transaction.entries.map((e) => ({ account: String(e.account_id), amount: formatCents(e.amount_cents) })),
+    transaction.entries.map((e) => ({ account: String(e.account_id), amount: formatAmount(e.amount_cents) })),
   );
+  const closed = closedBooksRefusal(transaction.occurred_on, closedThrough, 'changed');
   const save = useSubmit(async () => {
+    const refusal = closed ?? closedBooksRefusal(date, closedThrough, 'changed');
+    if (refusal) throw new Error(refusal);
     const entries = entriesOf(lines);
+    if (reconciled && !sameDateAndEntries(transaction, date, entries)) throw new Error(reconciledRefusal(transaction, 'changed'));
     if (date !== transaction.occurred_on) confirmFarDate(date);
     await api('PUT', `/transactions/${transaction.id}`, { occurred_on: date, description, entries });
     onDone(true);
   });
   return (
     <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
-      <h3>Edit “{transaction.description}”</h3>
+      <h3>
+        Edit “{transaction.description}”{reconciled && <ReconciledMark />}
+      </h3>
+      {closed ? (
+        <p className="warning">{closed}</p>
+      ) : (
+        reconciled && <p className="warning">Reconciled: only the description can be changed; the date, amounts and accounts agree with a bank statement.</p>
+      )}
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
       <ErrorNote error={save.error} />
@@ -81,7 +110,7 @@ function WhatHappened({ transaction, accounts }: { transaction: Transaction; acc
   );
 }
 
-function History({ list, accounts, onEdit, onDelete }: { list: Transaction[]; accounts: Account[]; onEdit(t: Transaction): void; onDelete(t: Transaction): void }) {
+function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction[]; accounts: Account[]; onEdit(t: Transaction): void; onDelete(t: ListedTransaction): void }) {
   if (list.length === 0) return <p>No transactions found.</p>;
   return (
     <Scroll>
@@ -91,7 +120,10 @@ function History({ list, accounts, onEdit, onDelete }: { list: Transaction[]; ac
           {list.map((t) => (
             <tr key={t.id}>
               <td>{formatDate(t.occurred_on)}</td>
-              <td>{t.description}</td>
+              <td>
+                {t.description}
+                {t.reconciled && <ReconciledMark />}
+              </td>
               <td>
                 <WhatHappened transaction={t} accounts={accounts} />
               </td>
@@ -116,7 +148,7 @@ function History({ list, accounts, onEdit, onDelete }: { list: Transaction[]; ac
 
 export function Transactions() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
-  const [list, setList] = useState<Transaction[] | null>(null);
+  const [list, setList] = useState<ListedTransaction[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [query, setQuery] = useState({ from: '', to: '', q: '' });
   const [editing, setEditing] = useState<Transaction | null>(null);
@@ -127,7 +159,7 @@ export function Transactions() {
   const load = useCallback(async () => {
     try {
       setAccounts(await api<Account[]>('GET', '/accounts'));
-      const first = await apiPage<Transaction>(pageOf());
+      const first = await apiPage<ListedTransaction>(pageOf());
       setList(first.items);
       setNext(first.next);
     } catch (e) {
@@ -147,7 +179,7 @@ export function Transactions() {
   const more = async () => {
     if (!next) return;
     try {
-      const page = await apiPage<Transaction>(pageOf(next));
+      const page = await apiPage<ListedTransaction>(pageOf(next));
       setList((shown) => [...(shown ?? []), ...page.items]);
       setNext(page.next);
     } catch (e) {
@@ -155,7 +187,12 @@ export function Transactions() {
     }
   };
 
-  const remove = async (t: Transaction) => {
+  const { closedThrough } = useApp();
+  const remove = async (t: ListedTransaction) => {
+    // D20: said before asking, and nothing sent.
+    const refusal = t.reconciled ? reconciledRefusal(t, 'deleted') : closedBooksRefusal(t.occurred_on, closedThrough, 'deleted');
+    if (refusal) return setError(refusal);
+    setError(null);
     if (!window.confirm(`Delete "${t.description}" of ${formatDate(t.occurred_on)}?`)) return;
     try {
       await api('DELETE', `/transactions/${t.id}`);
@@ -168,6 +205,8 @@ export function Transactions() {
 
   const undo = async () => {
     if (!deleted) return;
+    const refusal = closedBooksRefusal(deleted.occurred_on, closedThrough, 'restored');
+    if (refusal) return setError(refusal);
     try {
       await api('POST', `/transactions/${deleted.id}/restore`);
       setDeleted(null);
@@ -219,6 +258,7 @@ export function Transactions() {
                 key={editing.id}
                 accounts={accounts}
                 transaction={editing}
+                reconciled={(editing as ListedTransaction).reconciled ?? list.find((t) => t.id === editing.id)?.reconciled ?? false}
                 onDone={(saved) => {
                   setEditing(null);
                   if (saved) void load();
