@@ -742,3 +742,145 @@ describe('D16 lines at fault, bounded', () => {
     expect(entries.errors.at(-1)).toEqual({ line: 101, error: `Ntry 101: reading stopped here: more than ${LINE_ERRORS_MAX} lines are at fault` });
   });
 });
+
+/** The Refusal that `read` throws, whole: message, errors, candidates. */
+function refusalOf(read: () => unknown): Refusal {
+  try {
+    read();
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+  throw new Error('expected the file to be refused');
+}
+
+describe('D16 dates a person cannot be sure of (csv.date_format auto)', () => {
+  const AUTO = without(ISO, 'date_format');
+  const dated = (...dates: string[]) => `date,text,amount\n${dates.map((d, i) => `${d},Line ${i + 1},-1.00`).join('\n')}\n`;
+
+  it('omitted and "auto" are the same; the one format that reads every date is used and said', () => {
+    expect(csv(AUTO).date_format).toBe('auto');
+    for (const [dates, format] of [
+      [['2026-03-02', '2026-03-31'], 'YYYY-MM-DD'],
+      [['02.03.2026', '31.03.2026'], 'DD.MM.YYYY'],
+      [['02/03/2026', '31/03/2026'], 'DD/MM/YYYY'],
+      [['03/02/2026', '03/31/2026'], 'MM/DD/YYYY'],
+    ] as const) {
+      for (const options of [AUTO, { ...ISO, date_format: 'auto' }]) {
+        const read = readCsv(dated(...dates), options);
+        expect(read.date_format, dates.join()).toBe(format);
+        expect(read.errors).toEqual([]);
+        expect(read.lines.at(-1)!.occurred_on).toBe('2026-03-31');
+      }
+    }
+  });
+
+  it('several formats that read some date differently: refused with the candidates in the listed order, never a guess', () => {
+    const refused = refusalOf(() => readCsv(fixture('csv-us-ambiguous.csv'), { date_column: 'Posting Date', description_column: 'Description', amount_column: 'Amount', decimal: '.' }));
+    expect(refused.message).toBe('the dates fit several formats: choose one');
+    expect(refused.candidates).toEqual(['DD/MM/YYYY', 'MM/DD/YYYY']);
+    const chosen = readCsv(fixture('csv-us-ambiguous.csv'), { date_column: 'Posting Date', description_column: 'Description', amount_column: 'Amount', decimal: '.', date_format: 'MM/DD/YYYY' });
+    expect(chosen.lines.map((l) => l.occurred_on)).toEqual(['2026-11-05', '2026-03-04', '2026-12-01']);
+    expect(chosen.date_format).toBeUndefined();
+  });
+
+  it('several that agree on every date (05/05, 12/12): the first listed', () => {
+    const read = readCsv(dated('05/05/2026', '12/12/2026'), AUTO);
+    expect(read.date_format).toBe('DD/MM/YYYY');
+    expect(read.lines.map((l) => l.occurred_on)).toEqual(['2026-05-05', '2026-12-12']);
+  });
+
+  it('none reads every date: the line errors of the format that reads the most (ties: the listed order)', () => {
+    const most = readCsv(dated('31/03/2026', '2026-03-02', '30/03/2026'), AUTO);
+    expect(most.date_format).toBe('DD/MM/YYYY');
+    expect(most.errors).toEqual([{ line: 3, error: 'line 3: "2026-03-02" is not a date in the format DD/MM/YYYY' }]);
+    const tie = readCsv(dated('2026-03-02', '02.03.2026', 'soon'), AUTO);
+    expect(tie.date_format).toBe('YYYY-MM-DD');
+    expect(tie.errors.map((e) => e.line)).toEqual([3, 4]);
+  });
+});
+
+describe('D16 statement balances, in the bank sign', () => {
+  const BALANCED = { date_column: 'Date', description_column: 'Description', amount_column: 'Amount', balance_column: 'Balance', decimal: '.' };
+
+  it('camt.053.001.08: OPBD opens, CLBD closes; CLAV and ITBD are ignored, whatever their order', () => {
+    const read = parseStatement('camt053', fixture('camt053-001-08-balances.xml'));
+    expect(read.balances).toEqual({ opening: { on: '2026-02-28', amount_cents: 250000 }, closing: { on: '2026-03-31', amount_cents: 254815 } });
+    expect(read.lines.map((l) => [l.occurred_on, l.description, l.amount_cents])).toEqual([
+      ['2026-03-02', 'Baeckerei Korn — Kartenzahlung Vereinsfeier', -685],
+      ['2026-03-05', 'Anna Schmidt — Mitgliedsbeitrag 2026', 6000],
+      ['2026-03-31', 'Kontofuehrungsentgelt Maerz 2026', -500],
+    ]);
+  });
+
+  it('camt.053 with several Stmt: the opening (PRCD) of the first, the closing of the last; DBIT is negative', () => {
+    const read = parseStatement('camt053', fixture('camt053-001-08-overdrawn.xml'));
+    expect(read.balances).toEqual({ opening: { on: '2026-03-31', amount_cents: 10000 }, closing: { on: '2026-04-30', amount_cents: -7000 } });
+  });
+
+  it('camt.053: a Bal that cannot be read refuses the file, naming it', () => {
+    const broken = fixture('camt053-001-08-balances.xml').replace('<CdtDbtInd>CRDT</CdtDbtInd>\n        <Dt><Dt>2026-03-31</Dt></Dt>\n      </Bal>\n      <TxsSummry>', '<CdtDbtInd>CR</CdtDbtInd>\n        <Dt><Dt>2026-03-31</Dt></Dt>\n      </Bal>\n      <TxsSummry>');
+    expect(refusal(() => parseStatement('camt053', broken))).toBe('Stmt 1 Bal 4 (CLBD): CdtDbtInd "CR" is neither CRDT nor DBIT');
+  });
+
+  it('OFX LEDGERBAL closes, in OFX 1.02 SGML and OFX 2 XML (a card\'s debt negative); without it, no balances', () => {
+    expect(parseStatement('ofx', fixture('ofx-1-sgml.ofx')).balances).toEqual({ opening: null, closing: { on: '2026-03-31', amount_cents: 100314 } });
+    expect(parseStatement('ofx', fixture('ofx-2-xml.ofx')).balances).toEqual({ opening: null, closing: { on: '2026-02-28', amount_cents: -7940 } });
+    expect(parseStatement('ofx', sgml('<STMTTRN><DTPOSTED>20260102<TRNAMT>1.00<NAME>X</STMTTRN>\n')).balances).toBeUndefined();
+    expect(refusal(() => parseStatement('ofx', fixture('ofx-1-sgml.ofx').replace('<BALAMT>1003.14', '<BALAMT>1,003.14')))).toBe('LEDGERBAL: BALAMT "1,003.14" is not an amount');
+  });
+
+  it('a CSV balance column, oldest first or newest first: the opening before the oldest line, the closing on the newest', () => {
+    const expected = { opening: { on: '2026-03-02', amount_cents: 200000 }, closing: { on: '2026-03-31', amount_cents: 205815 } };
+    const oldest = readCsv(fixture('csv-balance-oldest-first.csv'), BALANCED);
+    const newest = readCsv(fixture('csv-balance-newest-first.csv'), BALANCED);
+    expect(oldest.balances).toEqual(expected);
+    expect(newest.balances).toEqual(expected);
+    expect(oldest.lines[0]).toEqual({ ...line(2, '2026-03-02', 'Bakery Korn', -685), balance_cents: 199315 });
+  });
+
+  it('a CSV whose lines are all of one day: the order the balances add up in tells which line is the newest', () => {
+    const rows = (...r: string[]) => `Date,Description,Amount,Balance\n${r.join('\n')}\n`;
+    const forward = readCsv(rows('2026-03-05,A,10.00,110.00', '2026-03-05,B,-30.00,80.00'), BALANCED);
+    expect(forward.balances).toEqual({ opening: { on: '2026-03-05', amount_cents: 10000 }, closing: { on: '2026-03-05', amount_cents: 8000 } });
+    const backward = readCsv(rows('2026-03-05,B,-30.00,80.00', '2026-03-05,A,10.00,110.00'), BALANCED);
+    expect(backward.balances).toEqual({ opening: { on: '2026-03-05', amount_cents: 10000 }, closing: { on: '2026-03-05', amount_cents: 8000 } });
+  });
+
+  it('a CSV balance that is no amount is the line\'s error; an empty one states none', () => {
+    const read = readCsv('Date,Description,Amount,Balance\n2026-03-02,A,1.00,\n2026-03-03,B,1.00,lots\n2026-03-04,C,1.00,3.00\n', BALANCED);
+    expect(read.errors).toEqual([{ line: 3, error: 'line 3: the balance: "lots" is not an amount with the decimal mark "."' }]);
+    expect(read.balances).toEqual({ opening: { on: '2026-03-04', amount_cents: 200 }, closing: { on: '2026-03-04', amount_cents: 300 } });
+  });
+});
+
+describe('D16 German CSV: payee and purpose joined, a preamble, ";" and 1.234,56, a Kontostand', () => {
+  it('the description joins its columns with " " (an empty payee left out); dates found by themselves; balances newest first', () => {
+    const options = {
+      date_column: 'Buchungstag',
+      description_column: ['Auftraggeber/Empfänger', 'Verwendungszweck'],
+      amount_column: 'Betrag (EUR)',
+      balance_column: 'Kontostand (EUR)',
+      decimal: ',',
+      skip_rows: 4,
+    };
+    const read = readCsv(fixture('csv-german-payee-purpose.csv'), options);
+    expect(read.errors).toEqual([]);
+    expect(read.date_format).toBe('DD.MM.YYYY');
+    expect(read.lines).toEqual([
+      { ...line(6, '2026-03-31', 'Kontoführung März', -500), balance_cents: 254815 },
+      { ...line(7, '2026-03-05', 'Anna Schmidt Mitgliedsbeitrag 2026', 6000), balance_cents: 255315 },
+      { ...line(8, '2026-03-02', 'Bäckerei Korn Kartenzahlung Vereinsfeier', -100685), balance_cents: 249315 },
+    ]);
+    expect(read.balances).toEqual({ opening: { on: '2026-03-02', amount_cents: 350000 }, closing: { on: '2026-03-31', amount_cents: 254815 } });
+  });
+
+  it('description_column as a list: each column checked; an empty list refused', () => {
+    expect(refusal(() => readCsv(fixture('csv-german-payee-purpose.csv'), { date_column: 'Buchungstag', description_column: ['Verwendungszweck', 'Name'], amount_column: 'Betrag (EUR)', decimal: ',', skip_rows: 4 }))).toMatch(
+      /^line 5: the header has no column "Name"/,
+    );
+    const result = v.safeParse(CsvOptionsSchema, { ...ISO, description_column: [] });
+    expect(result.success).toBe(false);
+    if (!result.success) expect(describeIssues(result.issues)).toBe('csv.description_column must be a column name or a 0-based index, or a list of them');
+  });
+});
