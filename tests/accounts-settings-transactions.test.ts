@@ -77,18 +77,19 @@ describeEachDatabase('accounts (spec: Account; D6, D13)', (h) => {
 describeEachDatabase('settings (spec: Settings; error rule 6)', (h) => {
   it('GET is personal at first; PUT club answers 200 and sticks; other values are plain-text 422 and change nothing', async () => {
     const { token } = await h.userWithToken('settings@example.com');
-    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'personal' });
+    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'personal', currency: 'EUR', closed_through: null });
     const put = await h.call(token, 'PUT', '/settings', { book_style: 'club' });
     expect(put.status).toBe(200);
-    expect(await json(put)).toEqual({ book_style: 'club' });
+    expect(await json(put)).toEqual({ book_style: 'club', currency: 'EUR', closed_through: null });
     for (const body of [{ book_style: 'Club' }, { book_style: 'family' }, { book_style: 42 }, {}]) {
       const res = await h.call(token, 'PUT', '/settings', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(await res.text()).toBe('book_style' in body ? 'book_style must be "club" or "personal"' : 'book_style is required');
+      // D20: PUT is a patch of book_style, currency and closed_through; an empty one changes nothing.
+      expect(await res.text()).toBe('book_style' in body ? 'book_style must be "club" or "personal"' : 'give book_style, currency or closed_through');
     }
     expect((await h.call(token, 'PUT', '/settings', '{"book_style":')).status).toBe(400);
-    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'club' });
+    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'club', currency: 'EUR', closed_through: null });
   });
 });
 
@@ -325,7 +326,7 @@ describeEachDatabase('transactions (spec: Transaction, Entry; error rules 1–2;
       expect(outcome.status, bodies[i]!.description).toBe('rejected');
       const reason = (outcome as PromiseRejectedResult).reason;
       expect(sqlState(reason), bodies[i]!.description).toBe('P0001');
-      expect(databaseRefusal(reason)).toMatch(/^transaction \d+ does not balance: 3 entries sum to 1$/);
+      expect(databaseRefusal(reason)?.message).toMatch(/^transaction \d+ does not balance: 3 entries sum to 1$/);
     });
     expect(await count()).toBe(before + 12);
     const stored = rowsOf<{ description: string; n: string; total: string }>(

@@ -170,7 +170,7 @@ describeEachDatabase('bearer tokens on the full-tier ledger routes (spec: Authen
     for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
       const res = await send(h, 'GET', '/settings', `${scheme} ${valid}`);
       expect(res.status, scheme).toBe(200);
-      expect(await res.json()).toEqual({ book_style: 'personal' });
+      expect(await res.json()).toEqual({ book_style: 'personal', currency: 'EUR', closed_through: null });
     }
     const write = await send(h, 'POST', '/accounts', `bearer ${valid}`, { name: 'Lower-case scheme', kind: 'expense' });
     expect(write.status).toBe(201);

@@ -369,7 +369,7 @@ describeEachDatabase('error rule 3: any other fault is 500 with the generic sent
       await h.db.execute(sql`alter table settings_gone rename to settings`);
     }
     // The control: with the table back, the same request works again.
-    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'personal' });
+    expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'personal', currency: 'EUR', closed_through: null });
   });
 
   it('POST /accounts with a column gone: 500 generic, detail (42703) in the log, nothing created', async () => {

@@ -492,7 +492,7 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
   });
 
   it('get_settings and list_accounts return structured content', async () => {
-    expect((await call(client, 'get_settings', {})).structuredContent).toEqual({ book_style: 'personal' });
+    expect((await call(client, 'get_settings', {})).structuredContent).toEqual({ book_style: 'personal', currency: 'EUR', closed_through: null });
     const { accounts } = (await call(client, 'list_accounts', {})).structuredContent as { accounts: unknown[] };
     expect(accounts).toEqual(await (await h.call(token, 'GET', '/accounts')).json());
   });

@@ -78,6 +78,11 @@ const FULL = [
   'get /export/transactions.csv',
   'get /export/ledger.journal',
   'get /export/ledger.beancount',
+  // D20 (full tier).
+  'post /accounts/{id}/reconciliations',
+  'get /accounts/{id}/reconciliations',
+  'get /accounts/{id}/reconciliation',
+  'delete /reconciliations/{id}',
 ];
 
 function specTier(operation: string): string | undefined {
@@ -270,7 +275,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
             const refs = [schema.$ref, ...(schema.anyOf ?? []).map((s: Json) => s.$ref)].filter(Boolean);
             expect(refs.length, `${what}: a named error shape`).toBeGreaterThan(0);
             for (const ref of refs) {
-              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
+              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal', 'ReconciliationDifference'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
             }
           }
         }
@@ -532,6 +537,22 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'POST', '/imports', { ...statement, content: 'Date,Description,Amount\n2024-02-30,Groceries,-1.00\n' }), 'POST', '/imports');
     await expectDocumented(await h.call(token, 'DELETE', `/import-rules/${rule.id}`), 'DELETE', '/import-rules/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/import-rules/${rule.id}`), 'DELETE', '/import-rules/{id}');
+
+    // D20: a reconciliation refused (409, 400, 404) and made, where the account stands, the list, an undo; a closed period.
+    const reconciled = await expectDocumented(await h.call(token, 'POST', '/accounts', { name: 'OA Reconciled', kind: 'asset' }), 'POST', '/accounts');
+    const reconciliations = `/accounts/${reconciled.id}/reconciliations`;
+    await expectDocumented(await h.call(token, 'POST', reconciliations, { statement_date: '2024-03-31', statement_balance_cents: 5 }), 'POST', '/accounts/{id}/reconciliations');
+    await expectDocumented(await h.call(token, 'POST', reconciliations, { statement_date: '2024-03-31' }), 'POST', '/accounts/{id}/reconciliations');
+    await expectDocumented(await h.call(token, 'POST', '/accounts/999999/reconciliations', { statement_date: '2024-03-31', statement_balance_cents: 0 }), 'POST', '/accounts/{id}/reconciliations');
+    const made = await expectDocumented(await h.call(token, 'POST', reconciliations, { statement_date: '2024-03-31', statement_balance_cents: 0 }), 'POST', '/accounts/{id}/reconciliations');
+    await expectDocumented(await h.call(token, 'GET', reconciliations), 'GET', '/accounts/{id}/reconciliations');
+    await expectDocumented(await h.call(token, 'GET', '/accounts/999999/reconciliations'), 'GET', '/accounts/{id}/reconciliations');
+    await expectDocumented(await h.call(token, 'GET', `/accounts/${reconciled.id}/reconciliation?as_of=2024-03-31`), 'GET', '/accounts/{id}/reconciliation');
+    await expectDocumented(await h.call(token, 'GET', `/accounts/${reconciled.id}/reconciliation?as_of=soon`), 'GET', '/accounts/{id}/reconciliation');
+    await expectDocumented(await h.call(token, 'DELETE', `/reconciliations/${made.id}`), 'DELETE', '/reconciliations/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/reconciliations/${made.id}`), 'DELETE', '/reconciliations/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: '2000-01-01', currency: 'EUR' }), 'PUT', '/settings');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: null }), 'PUT', '/settings');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

@@ -38,9 +38,9 @@ class Fixture {
     return { id: this.acct(name), name, balance_cents };
   }
 
-  /** An entry of an account register. */
+  /** An entry of an account register; nothing is reconciled in these books (D20). */
   entry(tx: string, occurred_on: string, description: string, amount_cents: number, balance_cents: number) {
-    return { transaction_id: this.tx(tx), occurred_on, description, amount_cents, balance_cents };
+    return { transaction_id: this.tx(tx), occurred_on, description, amount_cents, balance_cents, reconciled: false };
   }
 }
 

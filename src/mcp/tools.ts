@@ -11,7 +11,7 @@ import { listChanges } from '../book/changes';
 import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
 import { searchTransactionsJson } from '../book/search';
 import { listTransactions, postTransaction, type TransactionView } from '../book/transactions';
-import { Account, Balances, BalanceSheet, ChangePage, CreatedTransaction, IncomeStatement, int, Monthly, Settings, Transaction } from '../book/views';
+import { Account, Balances, BalanceSheet, ChangePage, CreatedTransaction, IncomeStatement, int, ListedTransaction, Monthly, Settings, Transaction } from '../book/views';
 import type { Author } from '../book/changes';
 import type { Db } from '../db/database';
 import { databaseRefusal } from '../db/refusals';
@@ -68,7 +68,7 @@ const OUTPUT = {
   restore_transaction: Transaction,
   rename_account: Account,
   list_changes: ChangePage,
-  search_transactions: v.strictObject({ transactions: v.array(Transaction) }),
+  search_transactions: v.strictObject({ transactions: v.array(ListedTransaction) }),
 } satisfies Record<ToolName, v.GenericSchema>;
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
