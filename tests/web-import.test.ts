@@ -92,6 +92,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
         ['Unsorted', 'expense'],
         ['Venue hire', 'expense'],
         ['Dues', 'income'],
+        ['US checking', 'asset'],
+        ['Club account', 'asset'],
+        ['Opening balances', 'equity'],
       ]) {
         await fetch(`${origin}/accounts`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, kind }) });
       }
@@ -129,17 +132,17 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
 
     // Line numbers are the file's physical lines; money in and out in their own columns.
     await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
-    expect(await previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '120.00', 'Unsorted', '']);
-    expect(await previewRow('Membership fee Sam')).toEqual(['6', 'Mar 3, 2026', 'Membership fee Sam', '30.00', '', 'Unsorted', '']);
-    expect(await previewRow('Kit order; shirts')).toEqual(['7', 'Mar 5, 2026', 'Kit order; shirts', '', '1,250.50', 'Unsorted', '']);
+    expect(await previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '€120.00', 'Unsorted', '']);
+    expect(await previewRow('Membership fee Sam')).toEqual(['6', 'Mar 3, 2026', 'Membership fee Sam', '€30.00', '', 'Unsorted', '']);
+    expect(await previewRow('Kit order; shirts')).toEqual(['7', 'Mar 5, 2026', 'Kit order; shirts', '', '€1,250.50', 'Unsorted', '']);
 
     // A rule added in place: the preview follows at once, in any case of the words.
     await field('Pattern').fill('Sports Hall');
     await field('Book against').selectOption({ label: 'Venue hire' });
     await page.getByRole('button', { name: 'Add rule' }).click();
     await page.getByText('“Sports Hall” → Venue hire').waitFor();
-    await expect.poll(() => previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '120.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
-    expect(await previewRow('SPORTS HALL deposit')).toEqual(['8', 'Mar 9, 2026', 'SPORTS HALL deposit', '', '50.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
+    await expect.poll(() => previewRow('Sports Hall rent March')).toEqual(['5', 'Mar 2, 2026', 'Sports Hall rent March', '', '€120.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
+    expect(await previewRow('SPORTS HALL deposit')).toEqual(['8', 'Mar 9, 2026', 'SPORTS HALL deposit', '', '€50.00', 'Venue hire', 'rule: Sports Hall → Venue hire']);
     expect((await previewRow('Membership fee Sam'))[5]).toBe('Unsorted');
     // A rule removed: the lines go back to the chosen account; then it is added again.
     await field('Pattern').fill('Membership');
@@ -203,6 +206,12 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     expect(await field('Decimal mark').inputValue()).toBe(',');
     expect(await field('Separator').inputValue()).toBe(';');
 
+    // A file laid out otherwise (another header row): the remembered mapping is not applied (D16).
+    await readFile(statementFile('other-layout.csv', 'Datum,Text,Wert\n2026-04-01,Coffee,-2.50\n'));
+    await page.getByText('This file’s columns differ from the ones remembered for this account: choose them again.').waitFor();
+    expect(await field('Rows to skip before the header').inputValue()).toBe('0');
+    expect(await field('Date column').inputValue()).toBe('Datum');
+
     // Another account has its own (none yet): the form starts from a guess, not from Bank's.
     await choose('Account of the statement', 'Savings');
     expect(await field('Separator').inputValue()).toBe('auto');
@@ -218,8 +227,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     expect(await page.getByRole('group', { name: 'Columns of the CSV file' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
-    expect(await previewRow('Alex Beispiel — Mitgliedsbeitrag April')).toEqual(['1', 'Apr 1, 2026', 'Alex Beispiel — Mitgliedsbeitrag April', '25.00', '', 'Unsorted', '']);
-    expect((await previewRow('Sporthalle Musterstadt GmbH — Hallenmiete April 2026 Rechnung 2026-0417')).slice(3, 5)).toEqual(['', '1,500.00']);
+    expect(await previewRow('Alex Beispiel — Mitgliedsbeitrag April')).toEqual(['1', 'Apr 1, 2026', 'Alex Beispiel — Mitgliedsbeitrag April', '€25.00', '', 'Unsorted', '']);
+    expect((await previewRow('Sporthalle Musterstadt GmbH — Hallenmiete April 2026 Rechnung 2026-0417')).slice(3, 5)).toEqual(['', '€1,500.00']);
     await page.getByRole('button', { name: 'Import 4 transactions' }).click();
     const result = page.locator('.result[role="status"]');
     await expect.poll(() => result.getByRole('paragraph').first().textContent()).toBe('Imported 4 transactions.');
@@ -227,7 +236,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     await go('Transactions', 'Transactions');
     const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Alex Beispiel — Mitgliedsbeitrag April', exact: true }) });
     expect(await row.textContent()).toContain('Savings');
-    expect(await row.textContent()).toContain('25.00');
+    expect(await row.textContent()).toContain('€25.00');
   });
 
   it('D16: a line that cannot be read is named, and nothing is imported', async () => {
@@ -275,7 +284,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     expect(await field('Credit column (money in)').inputValue()).toBe('Paid in');
     expect(await page.getByRole('radio', { name: 'Two columns: debit and credit' }).isChecked()).toBe(true);
     expect(await field('Date column').inputValue()).toBe('Date');
-    expect(await field('Date format').inputValue()).toBe('DD/MM/YYYY');
+    // D16: the date format is left to the file's dates, which fit one format only.
+    expect(await field('Date format').inputValue()).toBe('auto');
     expect(await field('Decimal mark').inputValue()).toBe('.');
 
     // Without a header row the same columns are chosen by position, and back again.
@@ -286,9 +296,11 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     expect(await field('Debit column (money out)').inputValue()).toBe('Paid out');
 
     await page.getByRole('button', { name: 'Preview' }).click();
+    // Every day is 12 or less: DD/MM and MM/DD both read the file, so the person is asked (D16).
+    await page.getByRole('group', { name: 'Which dates does the file mean?' }).getByRole('button', { name: /^Day first \(DD\/MM\/YYYY\)/ }).click();
     await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
-    expect((await previewRow('VILLAGE HALL HIRE')).slice(3, 5)).toEqual(['', '1,200.00']);
-    expect((await previewRow('GIFT AID REFUND')).slice(3, 5)).toEqual(['310.45', '']);
+    expect((await previewRow('VILLAGE HALL HIRE')).slice(1, 5)).toEqual(['Mar 10, 2026', 'VILLAGE HALL HIRE', '', '€1,200.00']);
+    expect((await previewRow('GIFT AID REFUND')).slice(3, 5)).toEqual(['€310.45', '']);
   });
 
   it('fits a phone-width screen (390 px) without sideways scrolling, preview included', async () => {
@@ -314,14 +326,96 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     expect(await field('Date column').inputValue()).toBe('Buchungstag');
     expect(await field('Description column').inputValue()).toBe('Verwendungszweck');
     expect(await field('Amount column').inputValue()).toBe('Betrag (EUR)');
-    expect(await field('Date format').inputValue()).toBe('DD.MM.YYYY');
+    expect(await field('Date format').inputValue()).toBe('auto');
     expect(await field('Decimal mark').inputValue()).toBe(',');
     expect(await overflow(), 'mapping of a wide file').toBeLessThanOrEqual(0);
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(summary).toBe('4 new, 0 already imported, 0 errors');
-    expect((await previewRow('Abschlag Strom März')).slice(3, 5)).toEqual(['', '1,234.56']);
+    expect((await previewRow('Abschlag Strom März')).slice(3, 5)).toEqual(['', '€1,234.56']);
     expect(await overflow(), 'preview of a wide file').toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
+  it('D16: an English browser with a US CSV whose days are all 12 or less: the choice is asked, and the chosen reading is what is saved', async () => {
+    await openImport();
+    await choose('Account of the statement', 'US checking');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await readFile(path.join(FIXTURES, 'csv-us-ambiguous.csv'));
+    expect(await field('Date format').inputValue()).toBe('auto');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    // Never a silent guess: the file's own dates, read both ways, side by side.
+    const choice = page.getByRole('group', { name: 'Which dates does the file mean?' });
+    await choice.waitFor();
+    expect(await choice.getByRole('listitem').allTextContents()).toEqual([
+      '11/05/2026 → May 11, 2026 or Nov 5, 2026?',
+      '03/04/2026 → Apr 3, 2026 or Mar 4, 2026?',
+      '12/01/2026 → Jan 12, 2026 or Dec 1, 2026?',
+    ]);
+    expect(await page.getByRole('region', { name: 'Preview' }).count()).toBe(0);
+    await choice.getByRole('button', { name: /^Month first \(MM\/DD\/YYYY\)/ }).click();
+    await expect.poll(summary).toBe('3 new, 0 already imported, 0 errors');
+    expect((await previewRow('ACH DEPOSIT DUES A SCHMIDT'))[1]).toBe('Nov 5, 2026');
+    expect(await field('Date format').inputValue()).toBe('MM/DD/YYYY');
+    await page.getByRole('button', { name: 'Import 3 transactions' }).click();
+    await expect.poll(() => page.locator('.result[role="status"]').getByRole('paragraph').first().textContent()).toBe('Imported 3 transactions.');
+    const saved = await page.evaluate(async (origin) => {
+      const list = (await (await fetch(`${origin}/transactions?limit=200`, { credentials: 'include' })).json()) as { description: string; occurred_on: string }[];
+      return list.filter((t) => /SCHMIDT|HALL RENT|MAINTENANCE/.test(t.description)).map((t) => t.occurred_on).sort();
+    }, api);
+    expect(saved).toEqual(['2026-03-04', '2026-11-05', '2026-12-01']);
+  });
+
+  it('D16, D20: a camt statement with a hand entry matched and "✓ agrees", at 390 and 1,100 px; import and reconcile in one go', async () => {
+    const ids = await page.evaluate(async (origin) => {
+      const accounts = (await (await fetch(`${origin}/accounts`, { credentials: 'include' })).json()) as { id: number; name: string }[];
+      const id = (name: string) => accounts.find((a) => a.name === name)!.id;
+      const post = (occurred_on: string, description: string, amount: number, other: string) =>
+        fetch(`${origin}/transactions`, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ occurred_on, description, entries: [{ account_id: id('Club account'), amount_cents: amount }, { account_id: id(other), amount_cents: -amount }] }),
+        });
+      await post('2026-02-28', 'Opening balance', 250000, 'Opening balances');
+      await post('2026-03-03', 'Dues 2026 Anna Schmidt', 6000, 'Dues');
+      return { club: id('Club account') };
+    }, api);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    for (const width of [390, 1100]) {
+      await page.setViewportSize({ width, height: 900 });
+      await openImport();
+      await choose('Account of the statement', 'Club account');
+      await choose('Account for lines no rule matches', 'Unsorted');
+      await readFile(path.join(FIXTURES, 'camt053-001-08-balances.xml'));
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await expect.poll(summary).toBe('2 new, 0 already imported, 1 already in the book, 0 errors');
+      const link = previewTable().getByRole('checkbox', { name: 'already in the book: link' });
+      expect(await link.isChecked()).toBe(true);
+      await expect.poll(async () => (await previewRow('Anna Schmidt — Mitgliedsbeitrag 2026'))[6]).toContain('typed by hand: Dues 2026 Anna Schmidt');
+      const check = page.locator('.balance-check');
+      expect(await check.textContent()).toMatch(/^The bank says €2,548\.15 on Mar 31, 2026; after this import the book says €2,548\.15 ✓ agrees/);
+      // Unticked, the line would be booked a second time: the page says by how much they differ.
+      await link.uncheck();
+      expect(await check.textContent()).toMatch(/the book says €2,608\.15: €60\.00 apart/);
+      expect(await page.getByRole('button', { name: 'Import and reconcile' }).count()).toBe(0);
+      await link.check();
+      expect(await page.getByRole('button', { name: 'Import 2 transactions, link 1 line' }).isEnabled()).toBe(true);
+      expect(await overflow(), `preview at ${width} px`).toBeLessThanOrEqual(0);
+      await shot(`import-agrees-${width}`);
+    }
+    await page.getByRole('button', { name: 'Import and reconcile' }).click();
+    const result = page.locator('.result[role="status"]');
+    await expect.poll(() => result.textContent()).toContain('Club account is reconciled through Mar 31, 2026.');
+    expect(await result.getByRole('paragraph').first().textContent()).toBe('Imported 2 transactions; linked 1 line to what was typed by hand.');
+    const state = await page.evaluate(async ([origin, id]) => (await fetch(`${origin}/accounts/${id}/reconciliation?as_of=2026-03-31`, { credentials: 'include' })).json(), [api, ids.club] as const);
+    expect(state).toMatchObject({ last: { statement_date: '2026-03-31', statement_balance_cents: 254815 }, reconciled_balance_cents: 254815, unreconciled: [] });
+
+    // The same statement again: every line is a duplicate, the hand entry's included.
+    await openImport();
+    await choose('Account of the statement', 'Club account');
+    await readFile(path.join(FIXTURES, 'camt053-001-08-balances.xml'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('0 new, 3 already imported, 0 errors');
   });
 
   it('ran without server faults or Content-Security-Policy violations', () => {

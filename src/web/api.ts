@@ -14,6 +14,8 @@ export class ApiError extends Error {
     message: string,
     /** D16: the lines at fault of a refused statement (`errors` beside `error`), if any. */
     readonly errors: ImportLineError[] = [],
+    /** D16: the date formats a statement's dates fit, to choose among (`candidates` beside `error`), if any. */
+    readonly candidates: string[] = [],
   ) {
     super(message);
   }
@@ -23,8 +25,13 @@ export class ApiError extends Error {
 async function refusalOf(res: Response): Promise<ApiError> {
   const text = await res.text();
   try {
-    const body = JSON.parse(text) as { error?: string; error_description?: string; errors?: ImportLineError[] };
-    return new ApiError(res.status, body.error_description ?? body.error ?? text, Array.isArray(body.errors) ? body.errors : []);
+    const body = JSON.parse(text) as { error?: string; error_description?: string; errors?: ImportLineError[]; candidates?: string[] };
+    return new ApiError(
+      res.status,
+      body.error_description ?? body.error ?? text,
+      Array.isArray(body.errors) ? body.errors : [],
+      Array.isArray(body.candidates) ? body.candidates : [],
+    );
   } catch {
     return new ApiError(res.status, text || `request failed (${res.status})`);
   }

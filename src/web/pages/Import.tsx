@@ -1,14 +1,20 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type StatementRequest } from '../api';
+import type { DateFormat } from '../../book/imports/date-formats';
 import { ErrorNote, Link, Loading, PageHeading } from '../components';
-import { csvOptions, CsvMappingFields, guessMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
+import { formatDate } from '../money';
+import { columnCells, csvOptions, CsvMappingFields, guessMapping, hasRememberedMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
+import { DateChoice } from './ImportDates';
 import { ImportPreview, LineErrors } from './ImportPreview';
 import { AccountSelect } from './AccountSelect';
 import { ImportRules } from './ImportRules';
 
 // D16: a bank statement in. The person picks the statement's account, the account for lines no
-// rule matches and the file; the format is detected; a CSV file's columns are mapped. A preview
-// shows every line as it would be booked; the import books the new ones, all or nothing.
+// rule matches and the file; the format is detected; a CSV file's columns are mapped (dates whose
+// format the file leaves open are asked about, never guessed). A preview shows every line as it
+// would be booked, the lines already typed by hand ticked to be linked, and the statement's
+// balance beside the book's; the import books the new ones, all or nothing, and, when the bank
+// and the book agree, can reconcile the account through the statement's date at once (D20).
 
 type Format = StatementRequest['format'];
 const FORMATS: { value: Format; label: string }[] = [
@@ -44,9 +50,22 @@ interface StatementFile {
 interface Refusal {
   message?: string;
   errors: ImportLineError[];
+  /** D16: the date formats the file's dates fit, to choose among. */
+  candidates: string[];
 }
 const refusalOf = (e: unknown): Refusal =>
-  e instanceof ApiError ? { message: e.message, errors: e.errors } : { message: e instanceof Error ? e.message : String(e), errors: [] };
+  e instanceof ApiError
+    ? { message: e.message, errors: e.errors, candidates: e.candidates }
+    : { message: e instanceof Error ? e.message : String(e), errors: [], candidates: [] };
+
+interface Imported {
+  created: number;
+  duplicates: number;
+  linked: number;
+  /** D20: the statement date the account was reconciled through, when it was. */
+  reconciledThrough?: string;
+  reconcileError?: string;
+}
 
 export function Import() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
@@ -59,7 +78,11 @@ export function Import() {
   const [mapping, setMapping] = useState<CsvMapping | null>(null);
   const [preview, setPreview] = useState<{ key: string; result: Preview } | null>(null);
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const [imported, setImported] = useState<{ created: number; duplicates: number } | null>(null);
+  const [imported, setImported] = useState<Imported | null>(null);
+  /** D16: the lines with a match_of the person unticked: they are created, not linked. */
+  const [unlinked, setUnlinked] = useState<ReadonlySet<number>>(new Set());
+  /** Why the mapping remembered for the account was not applied to this file. */
+  const [mappingNote, setMappingNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const result = useRef<HTMLDivElement>(null);
 
@@ -70,7 +93,9 @@ export function Import() {
     localStorage.setItem(LAST_ACCOUNT, id);
     const counter = localStorage.getItem(counterKey(id)) ?? '';
     setCounterId(all.some((a) => String(a.id) === counter) ? counter : '');
-    setMapping(rememberedMapping(id) ?? (text === null ? null : guessMapping(text)));
+    const remembered = rememberedMapping(id, text);
+    setMappingNote(text !== null && !remembered && hasRememberedMapping(id) ? 'This file’s columns differ from the ones remembered for this account: choose them again.' : null);
+    setMapping(remembered ?? (text === null ? null : guessMapping(text)));
   }, []);
 
   useEffect(() => {
@@ -105,32 +130,45 @@ export function Import() {
     const detected = detectFormat(chosen.name, text);
     setFile({ name: chosen.name, text, serial: (file?.serial ?? 0) + 1, detected });
     setFormat(detected);
-    // The account's own mapping when it has one, else what this file looks like.
-    setMapping((accountId ? rememberedMapping(accountId) : null) ?? guessMapping(text));
+    // The account's own mapping when it has one for a file like this (the same header row, D16),
+    // else what this file looks like.
+    const remembered = accountId ? rememberedMapping(accountId, text) : null;
+    setMappingNote(accountId && !remembered && hasRememberedMapping(accountId) ? 'This file’s columns differ from the ones remembered for this account: choose them again.' : null);
+    setMapping(remembered ?? guessMapping(text));
   };
 
-  const request: StatementRequest | null =
+  const requestWith = (m: CsvMapping | null): StatementRequest | null =>
     accountId && counterId && file
       ? {
           account_id: Number(accountId),
           format,
           content: file.text,
           unmatched_account_id: Number(counterId),
-          ...(format === 'csv' && mapping ? { csv: csvOptions(mapping) } : {}),
+          ...(format === 'csv' && m ? { csv: csvOptions(m) } : {}),
         }
       : null;
+  const request = requestWith(mapping);
   // What a preview was made of (the file by its serial): one made of anything else is not shown.
   const key = request && file ? JSON.stringify({ ...request, content: file.serial }) : '';
   const shown = preview && preview.key === key ? preview.result : null;
 
-  const runPreview = async () => {
-    if (!request) return;
+  /** A preview of the statement as mapped by `m` (the mapping of the form, or one just chosen). */
+  const runPreview = async (m: CsvMapping | null = mapping) => {
+    const body = requestWith(m);
+    if (!body || !file) return;
     setBusy(true);
     setRefusal(null);
     setImported(null);
     try {
-      setPreview({ key, result: await api<Preview>('POST', '/imports/preview', request) });
-      if (format === 'csv' && mapping) rememberMapping(accountId, mapping);
+      const result = await api<Preview>('POST', '/imports/preview', body);
+      setUnlinked(new Set());
+      setPreview({ key: JSON.stringify({ ...body, content: file.serial }), result });
+      if (format === 'csv' && m) {
+        // What the file's dates were read as is kept: the next statement of the bank is read alike.
+        const kept = result.date_format ? { ...m, dateFormat: result.date_format } : m;
+        rememberMapping(accountId, kept, file.text);
+        setMappingNote(null);
+      }
     } catch (e) {
       setPreview(null);
       setRefusal(refusalOf(e));
@@ -139,19 +177,42 @@ export function Import() {
     }
   };
 
-  const runImport = async () => {
-    if (!request) return;
+  /** D16: the import, linking the ticked lines; then, when asked, D20's reconciliation through the statement's closing date. */
+  const runImport = async (reconcile: boolean) => {
+    if (!request || !shown) return;
     setBusy(true);
     setRefusal(null);
+    const toLink = shown.lines.filter((l) => l.match_of !== null && !unlinked.has(l.line));
+    const closing = shown.statement.closing;
     try {
-      const done = await api<ImportResult>('POST', '/imports', request);
+      const done = await api<ImportResult>('POST', '/imports', {
+        ...request,
+        ...(shown.lines.some((l) => l.match_of !== null) ? { matches: toLink.map((l) => ({ line: l.line, transaction_id: l.match_of! })) } : {}),
+      });
+      const result: Imported = { created: done.created.length, duplicates: done.duplicates.length, linked: done.linked?.length ?? 0 };
+      if (reconcile && closing) {
+        try {
+          await api('POST', `/accounts/${accountId}/reconciliations`, { statement_date: closing.on, statement_balance_cents: closing.amount_cents });
+          result.reconciledThrough = closing.on;
+        } catch (e) {
+          result.reconcileError = refusalOf(e).message;
+        }
+      }
       setPreview(null);
-      setImported({ created: done.created.length, duplicates: done.duplicates.length });
+      setImported(result);
     } catch (e) {
       setRefusal(refusalOf(e));
     } finally {
       setBusy(false);
     }
+  };
+
+  /** D16: the reading the person chose for dates the file left open; previewed at once. */
+  const chooseDateFormat = (chosen: DateFormat) => {
+    if (!mapping) return;
+    const next = { ...mapping, dateFormat: chosen };
+    setMapping(next);
+    void runPreview(next);
   };
 
   const rulesChanged = async () => {
@@ -209,6 +270,7 @@ export function Import() {
             </p>
           </div>
         )}
+        {file && format === 'csv' && mappingNote && <p className="note">{mappingNote}</p>}
         {file && format === 'csv' && mapping && <CsvMappingFields text={file.text} mapping={mapping} accountName={accountName} onChange={setMapping} />}
         <div className="row">
           <button type="submit" disabled={busy}>
@@ -216,19 +278,42 @@ export function Import() {
           </button>
         </div>
       </form>
-      {refusal && <LineErrors message={refusal.message} errors={refusal.errors} />}
+      {refusal && refusal.candidates.length > 0 && file && mapping ? (
+        <DateChoice dates={columnCells(file.text, mapping, mapping.date)} candidates={refusal.candidates} onChoose={chooseDateFormat} />
+      ) : (
+        refusal && <LineErrors message={refusal.message} errors={refusal.errors} />
+      )}
       {imported && (
         <div role="status" tabIndex={-1} ref={result} className="result">
           <p>
             Imported {imported.created === 1 ? '1 transaction' : `${imported.created} transactions`}
+            {imported.linked > 0 && `; linked ${imported.linked === 1 ? '1 line' : `${imported.linked} lines`} to what was typed by hand`}
             {imported.duplicates > 0 && `; ${imported.duplicates === 1 ? '1 was' : `${imported.duplicates} were`} already there`}.
           </p>
+          {imported.reconciledThrough && <p>{accountName} is reconciled through {formatDate(imported.reconciledThrough)}.</p>}
+          {imported.reconcileError && <p className="error">The reconciliation was not made: {imported.reconcileError}</p>}
           <p>
             <Link to="/transactions">See them on the Transactions page</Link>
           </p>
         </div>
       )}
-      {shown && <ImportPreview preview={shown} rules={rules} accounts={accounts} busy={busy} onImport={() => void runImport()} />}
+      {shown && (
+        <ImportPreview
+          preview={shown}
+          rules={rules}
+          accounts={accounts}
+          account={accounts.find((a) => String(a.id) === accountId)}
+          unlinked={unlinked}
+          onLinkChange={(line, link) => {
+            const next = new Set(unlinked);
+            if (link) next.delete(line);
+            else next.add(line);
+            setUnlinked(next);
+          }}
+          busy={busy}
+          onImport={(reconcile) => void runImport(reconcile)}
+        />
+      )}
       <ImportRules rules={rules} accounts={accounts} onChanged={rulesChanged} />
     </main>
   );

@@ -1,8 +1,10 @@
 import type { StatementRequest } from '../api';
+import { DATE_FORMAT_AUTO, DATE_FORMATS as FORMATS_LISTED } from '../../book/imports/date-formats';
 
 // D16: how a bank's CSV file maps to statement lines: which column holds what, how dates and
 // amounts are written. Remembered per statement account in this browser (localStorage), since
-// one bank writes every statement alike.
+// one bank writes every statement alike, and applied only to a file with the same header row
+// (D16's last bullet): a file laid out otherwise is mapped afresh.
 
 export type CsvOptions = NonNullable<StatementRequest['csv']>;
 type DateFormat = CsvOptions['date_format'];
@@ -15,12 +17,16 @@ export interface CsvMapping {
   /** A column: its header name with a header row, else its 0-based index as text. */
   date: string;
   description: string;
+  /** A second column joined to the description with " " (payee and purpose); '' for none. */
+  descriptionMore: string;
   amounts: 'one' | 'two';
   amount: string;
   debit: string;
   credit: string;
   dateFormat: DateFormat;
   decimal: '.' | ',';
+  /** The header row (or first row) of the file the mapping was made for: it applies only to files that start alike. */
+  headerRow?: string[];
 }
 
 const BLANK: CsvMapping = {
@@ -29,15 +35,18 @@ const BLANK: CsvMapping = {
   skipRows: 0,
   date: '',
   description: '',
+  descriptionMore: '',
   amounts: 'one',
   amount: '',
   debit: '',
   credit: '',
-  dateFormat: 'YYYY-MM-DD',
+  dateFormat: DATE_FORMAT_AUTO,
   decimal: '.',
 };
 
-const DATE_FORMATS: DateFormat[] = ['YYYY-MM-DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY'];
+/** D16: the file's own dates decide ("auto"), or one of the formats. */
+const DATE_FORMATS: DateFormat[] = [DATE_FORMAT_AUTO, ...FORMATS_LISTED];
+const dateFormatLabel = (f: DateFormat) => (f === DATE_FORMAT_AUTO ? 'Detect from the file' : f);
 const DELIMITERS: { value: Delimiter; label: string }[] = [
   { value: ';', label: 'Semicolon ;' },
   { value: ',', label: 'Comma ,' },
@@ -46,8 +55,27 @@ const DELIMITERS: { value: Delimiter; label: string }[] = [
 
 const mappingKey = (accountId: string) => `ledger.import.csv.${accountId}`;
 
-/** The mapping last used for this statement account in this browser, if any (and still readable). */
-export function rememberedMapping(accountId: string): CsvMapping | null {
+/** The header row of `text` as `m` reads it: what a remembered mapping is checked against. */
+function headerRowOf(text: string, m: CsvMapping): string[] {
+  const rest = afterSkipped(text, m.skipRows);
+  return records(rest, m.delimiter === 'auto' ? detectDelimiter(rest) : m.delimiter, 1)[0]?.cells ?? [];
+}
+
+/**
+ * The mapping last used for this statement account in this browser, if any (and still readable)
+ * and, when the file is known, only if the file's header row is the one it was made for (D16).
+ */
+export function rememberedMapping(accountId: string, text: string | null = null): CsvMapping | null {
+  const mapping = storedMapping(accountId);
+  if (!mapping || text === null || !mapping.headerRow) return mapping;
+  const row = headerRowOf(text, mapping);
+  return row.length === mapping.headerRow.length && row.every((cell, i) => cell === mapping.headerRow![i]) ? mapping : null;
+}
+
+/** Whether this browser remembers a mapping for the account at all (to say why it is not used). */
+export const hasRememberedMapping = (accountId: string) => storedMapping(accountId) !== null;
+
+function storedMapping(accountId: string): CsvMapping | null {
   try {
     const stored = JSON.parse(localStorage.getItem(mappingKey(accountId)) ?? 'null') as Partial<CsvMapping> | null;
     if (!stored || typeof stored !== 'object') return null;
@@ -64,8 +92,8 @@ export function rememberedMapping(accountId: string): CsvMapping | null {
   }
 }
 
-export function rememberMapping(accountId: string, mapping: CsvMapping): void {
-  localStorage.setItem(mappingKey(accountId), JSON.stringify(mapping));
+export function rememberMapping(accountId: string, mapping: CsvMapping, text: string): void {
+  localStorage.setItem(mappingKey(accountId), JSON.stringify({ ...mapping, headerRow: headerRowOf(text, mapping) }));
 }
 
 /** The `csv` options of the request: columns by header name, or by index without a header row. */
@@ -74,7 +102,7 @@ export function csvOptions(m: CsvMapping): CsvOptions {
   const amounts = m.amounts === 'one' ? { amount_column: column(m.amount) } : { debit_column: column(m.debit), credit_column: column(m.credit) };
   return {
     date_column: column(m.date),
-    description_column: column(m.description),
+    description_column: m.descriptionMore ? [column(m.description), column(m.descriptionMore)] : column(m.description),
     ...amounts,
     date_format: m.dateFormat,
     decimal: m.decimal,
@@ -82,6 +110,15 @@ export function csvOptions(m: CsvMapping): CsvOptions {
     skip_rows: m.skipRows,
     ...(m.delimiter === 'auto' ? {} : { delimiter: m.delimiter }),
   };
+}
+
+/** The cells of one column of every row of the file, as the mapping reads it (the header left out): the dates to show a choice on. */
+export function columnCells(text: string, m: CsvMapping, column: string): string[] {
+  const rest = afterSkipped(text, m.skipRows);
+  const rows = records(rest, m.delimiter === 'auto' ? detectDelimiter(rest) : m.delimiter, Number.POSITIVE_INFINITY).map((r) => r.cells);
+  const index = m.header ? (rows[0] ?? []).indexOf(column) : Number(column);
+  if (index < 0) return [];
+  return (m.header ? rows.slice(1) : rows).map((r) => r[index] ?? '');
 }
 
 /** A record of the file: its cells and the 0-based physical line it starts on. */
@@ -167,7 +204,7 @@ export function guessMapping(text: string): CsvMapping {
   const find = (pattern: RegExp) => columns.find((c) => pattern.test(c.label))?.value ?? '';
   const date = find(/date|datum|buchungstag/i);
   const firstDate = rows[0]?.[columns.findIndex((c) => c.value === date)] ?? '';
-  const dateFormat = DATE_FORMATS.find((f) => new RegExp(`^${f.replace(/[YMD]/g, '\\d').replace(/\./g, '\\.')}$`).test(firstDate)) ?? BLANK.dateFormat;
+  // The date format is left to the file's dates (D16 auto): the API asks when they fit several.
   const amount = find(/amount|betrag|umsatz/i);
   const [debit, credit] = [find(/debit|paid out|withdrawal|soll|ausgang/i), find(/credit|paid in|deposit|haben|eingang/i)];
   return {
@@ -175,8 +212,8 @@ export function guessMapping(text: string): CsvMapping {
     date,
     description: find(/desc|text|payee|memo|verwendungszweck|details|name/i),
     ...(amount === '' && debit !== '' && credit !== '' ? { amounts: 'two' as const, debit, credit } : { amount }),
-    dateFormat,
-    decimal: delimiter === ';' || dateFormat === 'DD.MM.YYYY' ? ',' : '.',
+    dateFormat: DATE_FORMAT_AUTO,
+    decimal: delimiter === ';' || /^\d{1,2}\.\d{1,2}\.\d{4}$/.test(firstDate.trim()) ? ',' : '.',
   };
 }
 
@@ -236,9 +273,22 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       if (header) return names[Number(c)] ?? '';
       return names.includes(c) ? String(names.indexOf(c)) : '';
     };
-    const { date, description, amount, debit, credit } = mapping;
-    onChange({ ...mapping, header, date: convert(date), description: convert(description), amount: convert(amount), debit: convert(debit), credit: convert(credit) });
+    const { date, description, descriptionMore, amount, debit, credit } = mapping;
+    onChange({
+      ...mapping,
+      header,
+      date: convert(date),
+      description: convert(description),
+      descriptionMore: convert(descriptionMore),
+      amount: convert(amount),
+      debit: convert(debit),
+      credit: convert(credit),
+    });
   };
+  // D16: a bank that splits who paid (payee) from what for (purpose) reads best with both.
+  const payee = sample.columns.find((c) => /auftraggeber|empf(ä|ae)nger|beg(ü|ue)nstigter|payee|counterparty|^name$/i.test(c.label));
+  const purpose = sample.columns.find((c) => /verwendungszweck|purpose|memo|reference|details/i.test(c.label));
+  const offerJoin = payee && purpose && !(mapping.description === payee.value && mapping.descriptionMore === purpose.value);
   const delimiterName = DELIMITERS.find((d) => d.value === sample.delimiter)?.label ?? `“${sample.delimiter}”`;
   return (
     <fieldset className="stack csv-mapping">
@@ -271,7 +321,25 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       <div className="row">
         <ColumnSelect label="Date column" value={mapping.date} columns={sample.columns} onChange={(date) => set({ date })} />
         <ColumnSelect label="Description column" value={mapping.description} columns={sample.columns} onChange={(description) => set({ description })} />
+        <label>
+          Joined with the column
+          <select value={sample.columns.some((c) => c.value === mapping.descriptionMore) ? mapping.descriptionMore : ''} onChange={(e) => set({ descriptionMore: e.target.value })}>
+            <option value="">None</option>
+            {sample.columns.map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
+      {offerJoin && (
+        <p className="small">
+          <button type="button" onClick={() => set({ description: payee.value, descriptionMore: purpose.value })}>
+            Describe each line by {payee.label} and {purpose.label}
+          </button>
+        </p>
+      )}
       <fieldset>
         <legend>Amounts</legend>
         <label className="mode">
@@ -299,7 +367,7 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
           <select value={mapping.dateFormat} onChange={(e) => set({ dateFormat: e.target.value as DateFormat })}>
             {DATE_FORMATS.map((f) => (
               <option key={f} value={f}>
-                {f}
+                {dateFormatLabel(f)}
               </option>
             ))}
           </select>

@@ -1,6 +1,8 @@
-import type { Account, ImportLineError, ImportPreview as Preview, ImportRule } from '../api';
+import { useEffect, useState } from 'react';
+import { api, type Account, type ImportLineError, type ImportPreview as Preview, type ImportRule, type Transaction } from '../api';
+import { isCreditNormal } from '../../book/rules';
 import { Money, Scroll, TableHead } from '../components';
-import { formatDate } from '../money';
+import { formatCents, formatDate } from '../money';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -33,29 +35,81 @@ function notes(line: Preview['lines'][number], rules: ImportRule[], names: Map<n
   return out.join('; ');
 }
 
+/** D16: the transactions typed by hand that lines match, fetched once each, for their descriptions. */
+function useHandEntries(ids: number[]): Map<number, Transaction> {
+  const [found, setFound] = useState<Map<number, Transaction>>(new Map());
+  const key = ids.join(',');
+  useEffect(() => {
+    let live = true;
+    Promise.all(ids.map((id) => api<Transaction>('GET', `/transactions/${id}`).catch(() => null)))
+      .then((all) => live && setFound(new Map(all.filter((t): t is Transaction => t !== null).map((t) => [t.id, t]))))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return found;
+}
+
+/**
+ * D16 statement balances in words: what the bank says on the closing date beside what the book
+ * will say after this import (the figures the API gives, with lines the person chose not to link
+ * counted as the new transactions they then become), and whether they agree.
+ */
+function balanceCheck(preview: Preview, account: Account | undefined, unlinked: ReadonlySet<number>): { text: string; agrees: boolean } | null {
+  const closing = preview.statement.closing;
+  if (!closing || preview.book_closing_cents === null) return null;
+  const sign = account && isCreditNormal(account.kind) ? -1 : 1;
+  const extra = preview.lines
+    .filter((l) => l.match_of !== null && unlinked.has(l.line) && l.occurred_on <= closing.on)
+    .reduce((sum, l) => sum + sign * l.amount_cents, 0);
+  const book = preview.book_closing_cents + extra;
+  const agrees = book === closing.amount_cents;
+  const said = `The bank says ${formatCents(closing.amount_cents)} on ${formatDate(closing.on)}; after this import the book says ${formatCents(book)}`;
+  return { text: agrees ? `${said} ✓ agrees` : `${said}: ${formatCents(Math.abs(closing.amount_cents - book))} apart`, agrees };
+}
+
 /**
  * D16: the statement as it would be booked: each line's date, words, money in or out and the
- * account it goes against, the rule behind it and whether it is already in the book; the lines
- * that cannot be booked; and the button that imports the new ones (none while a line is at fault).
+ * account it goes against, the rule behind it and whether it is already in the book (imported
+ * before, or typed by hand: ticked to be linked); the lines that cannot be booked; the
+ * statement's balances beside the book's; and the buttons that import the new ones (none while a
+ * line is at fault), and import and reconcile when the bank and the book agree (D20).
  */
 export function ImportPreview({
   preview,
   rules,
   accounts,
+  account,
+  unlinked,
+  onLinkChange,
   busy,
   onImport,
 }: {
   preview: Preview;
   rules: ImportRule[];
   accounts: Account[];
+  /** The statement's account. */
+  account: Account | undefined;
+  unlinked: ReadonlySet<number>;
+  onLinkChange(line: number, link: boolean): void;
   busy: boolean;
-  onImport(): void;
+  onImport(reconcile: boolean): void;
 }) {
   const names = new Map(accounts.map((a) => [a.id, a.name]));
-  const fresh = preview.lines.filter((l) => l.duplicate_of === null).length;
-  const known = preview.lines.length - fresh;
+  const hand = useHandEntries(preview.lines.flatMap((l) => (l.match_of === null ? [] : [l.match_of])));
+  const links = preview.lines.filter((l) => l.match_of !== null && !unlinked.has(l.line)).length;
+  const fresh = preview.lines.filter((l) => l.duplicate_of === null).length - links;
+  const known = preview.lines.filter((l) => l.duplicate_of !== null).length;
   const faults = preview.errors.length;
-  const summary = `${fresh} new, ${known} already imported, ${plural(faults, 'error', 'errors')}`;
+  const summary = `${fresh} new, ${known} already imported, ${links > 0 ? `${links} already in the book, ` : ''}${plural(faults, 'error', 'errors')}`;
+  const check = balanceCheck(preview, account, unlinked);
+  const opening = preview.statement.opening;
+  const action =
+    fresh === 0 && links === 0
+      ? 'Nothing to import'
+      : `Import ${plural(fresh, 'transaction', 'transactions')}${links > 0 ? `, link ${plural(links, 'line', 'lines')}` : ''}`;
   return (
     <section aria-labelledby="preview-heading">
       <h2 id="preview-heading">Preview</h2>
@@ -76,17 +130,43 @@ export function ImportPreview({
                   <td className="num">{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
                   <td className="num">{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
                   <td>{names.get(line.counter_account_id)}</td>
-                  <td>{notes(line, rules, names)}</td>
+                  <td>
+                    {notes(line, rules, names)}
+                    {line.match_of !== null && (
+                      <>
+                        <label className="check">
+                          <input type="checkbox" checked={!unlinked.has(line.line)} onChange={(e) => onLinkChange(line.line, e.target.checked)} />
+                          already in the book: link
+                        </label>
+                        <span className="muted small">
+                          {' '}
+                          typed by hand: {hand.get(line.match_of)?.description ?? `transaction ${line.match_of}`}
+                          {hand.get(line.match_of) && `, ${formatDate(hand.get(line.match_of)!.occurred_on)}`}
+                        </span>
+                      </>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </Scroll>
       )}
+      {check && (
+        <p className={check.agrees ? 'balance-check agrees' : 'balance-check differs'}>
+          {check.text}
+          {opening && <span className="muted small"> (the statement opened at {formatCents(opening.amount_cents)} on {formatDate(opening.on)})</span>}
+        </p>
+      )}
       <div className="row">
-        <button type="button" disabled={busy || faults > 0 || fresh === 0} onClick={onImport}>
-          {fresh === 0 ? 'Nothing to import' : `Import ${plural(fresh, 'transaction', 'transactions')}`}
+        <button type="button" disabled={busy || faults > 0 || (fresh === 0 && links === 0)} onClick={() => onImport(false)}>
+          {action}
         </button>
+        {check?.agrees && faults === 0 && (
+          <button type="button" disabled={busy} onClick={() => onImport(true)}>
+            Import and reconcile
+          </button>
+        )}
       </div>
       {faults > 0 && (
         <p className="muted small">Nothing is imported while a line cannot be booked: correct the file or the choices above, then preview again.</p>
