@@ -5,7 +5,7 @@ import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSes
 // the same account twice, ask about a date more than a year away, say errors in money and drop
 // them once the person changes something, confirm a save, show what each transaction did in words
 // (money in, out, moved; natural sign in a split) and who recorded it, and use D12's words as
-// nouns where a label names something.
+// nouns where a label names something. Money in the book's currency (D20: EUR by default).
 
 const missing = missingBrowserPrerequisite();
 const EMAIL = 'forms@example.com';
@@ -59,7 +59,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
     await page().getByLabel('Amount 2', { exact: true }).fill('-50');
     await page().getByRole('button', { name: 'Save', exact: true }).click();
     const alert = page().locator('form.record').getByRole('alert');
-    expect(await alert.textContent()).toBe('The entries add up to 50.00; they must add up to zero.');
+    expect(await alert.textContent()).toBe('The entries add up to €50.00; they must add up to zero.');
     await page().getByLabel('Amount 2', { exact: true }).fill('-100');
     await expect.poll(() => alert.count()).toBe(0);
   });
@@ -94,13 +94,13 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
       await page().getByRole('button', { name: 'Save', exact: true }).click();
     };
     await record('Money in', 'Wages', '90', ['From (where the money comes from)', 'Salary'], ['Into', 'Bank']);
-    expect(await page().locator('form.record').getByRole('status').filter({ hasText: 'Saved' }).textContent()).toMatch(/^Saved “Wages” of .*: Money in 90\.00, from Salary to Bank\. See it in the history$/);
+    expect(await page().locator('form.record').getByRole('status').filter({ hasText: 'Saved' }).textContent()).toMatch(/^Saved “Wages” of .*: Money in €90\.00, from Salary to Bank\. See it in the history$/);
     await record('Money out', 'Market', '45.50', ['Paid from', 'Card'], ['Spent on', 'Groceries']);
     await record('Move money', 'Float', '20', ['From', 'Bank'], ['To', 'Cash box']);
     await page().getByRole('cell', { name: 'Float', exact: true }).waitFor();
-    expect((await rowOf('Wages')).slice(1)).toEqual(['Wages', 'Money in 90.00 from Salary to Bank', EMAIL, 'EditDelete']);
-    expect((await rowOf('Market')).slice(2, 3)).toEqual(['Money out 45.50 from Card to Groceries']);
-    expect((await rowOf('Float')).slice(2, 3)).toEqual(['Moved 20.00 from Bank to Cash box']);
+    expect((await rowOf('Wages')).slice(1)).toEqual(['Wages', 'Money in €90.00 from Salary to Bank', EMAIL, 'EditDelete']);
+    expect((await rowOf('Market')).slice(2, 3)).toEqual(['Money out €45.50 from Card to Groceries']);
+    expect((await rowOf('Float')).slice(2, 3)).toEqual(['Moved €20.00 from Bank to Cash box']);
     // A split shows each account in its natural sign: income received is a plus.
     expect((await s.post('/transactions', {
       occurred_on: '2026-11-03', description: 'Payslip',
@@ -113,7 +113,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
     await page().getByLabel('Search').fill('Payslip');
     await page().getByLabel('Search').fill('');
     await page().getByRole('cell', { name: 'Payslip', exact: true }).waitFor();
-    expect((await rowOf('Payslip'))[2]).toBe('SplitBank 80.00Groceries 10.00Salary 90.00');
+    expect((await rowOf('Payslip'))[2]).toBe('SplitBank €80.00Groceries €10.00Salary €90.00');
     expect(await page().getByRole('table', { name: 'History' }).locator('.negative').count()).toBe(0);
 
     // Home's recent list says the direction beside each amount.
@@ -121,9 +121,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
     const recent = page().getByRole('table', { name: 'Recent transactions' });
     const recentRow = (d: string) => recent.getByRole('row').filter({ has: page().getByRole('rowheader', { name: d, exact: true }) }).locator('td').allTextContents();
     await recent.getByRole('rowheader', { name: 'Wages', exact: true }).waitFor();
-    expect((await recentRow('Wages')).slice(1)).toEqual(['Money in', '90.00']);
-    expect((await recentRow('Market')).slice(1)).toEqual(['Money out', '45.50']);
-    expect((await recentRow('Float')).slice(1)).toEqual(['Moved', '20.00']);
+    expect((await recentRow('Wages')).slice(1)).toEqual(['Money in', '€90.00']);
+    expect((await recentRow('Market')).slice(1)).toEqual(['Money out', '€45.50']);
+    expect((await recentRow('Float')).slice(1)).toEqual(['Moved', '€20.00']);
   });
 
   it('finding 5: on a desktop screen the history is in view beside the form', async () => {

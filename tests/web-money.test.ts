@@ -3,7 +3,8 @@ import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSes
 
 // D19 (issue 6/7 finding 1): an amount is read exactly as the browser's locale writes it, or
 // refused at the field with a sentence; what the app understood is shown beside the field as money
-// before saving. On main before this, typing "30.005" saved 30,005.00.
+// before saving, in the book's currency (D20: EUR by default). On main before this, typing
+// "30.005" saved 30,005.00.
 
 const missing = missingBrowserPrerequisite();
 const PASSWORD = 'a treasurer password';
@@ -52,9 +53,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('amounts as people type the
     expect(await typeAmount(en, '30.005')).toBe('“30.005” has more than two decimals: an amount has cents at most, like 1,234.56.');
     expect(await en.page.getByLabel('Amount', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     expect(await typeAmount(en, '1.234,56')).toBe('“1.234,56” is not an amount here: write it like 1,234.56 or 1234.56.');
-    expect(await typeAmount(en, '12,5')).toBe('= 12.50');
-    expect(await typeAmount(en, '0.10')).toBe('= 0.10');
-    expect(await typeAmount(en, '1,234.56')).toBe('= 1,234.56');
+    expect(await typeAmount(en, '12,5')).toBe('= €12.50');
+    expect(await typeAmount(en, '0.10')).toBe('= €0.10');
+    expect(await typeAmount(en, '1,234.56')).toBe('= €1,234.56');
     expect(await typeAmount(en, '-5')).toMatch(/^Enter the amount without a minus sign/);
 
     // Saving a refused amount says why and writes nothing.
@@ -70,10 +71,10 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('amounts as people type the
   });
 
   it('a German browser: 1.234,56 is 1.234,56; 30.005 is ambiguous and refused; 12,5 and 0.10 read as decimals', async () => {
-    expect(await typeAmount(de, '1.234,56')).toBe('= 1.234,56');
+    expect(await typeAmount(de, '1.234,56')).toBe('= 1.234,56\u00a0€');
     expect(await typeAmount(de, '30.005')).toBe('“30.005” is ambiguous: write 30005 for the whole number, or put the cents after a comma, like 1.234,56.');
-    expect(await typeAmount(de, '12,5')).toBe('= 12,50');
-    expect(await typeAmount(de, '0.10')).toBe('= 0,10');
+    expect(await typeAmount(de, '12,5')).toBe('= 12,50\u00a0€');
+    expect(await typeAmount(de, '0.10')).toBe('= 0,10\u00a0€');
     await de.page.getByLabel('Description').fill('Einkauf');
     await typeAmount(de, '1.234,56');
     await de.page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -83,7 +84,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('amounts as people type the
   it('a split line takes a minus sign and shows what it understood', async () => {
     await en.page.getByRole('radio', { name: 'Split (advanced)' }).check();
     await en.page.getByLabel('Amount 1', { exact: true }).fill('-5');
-    await expect.poll(() => en.page.locator('.amount-reading').first().textContent()).toBe('= -5.00');
+    await expect.poll(() => en.page.locator('.amount-reading').first().textContent()).toBe('= -€5.00');
     await en.page.getByLabel('Amount 2', { exact: true }).fill('5.001');
     await expect.poll(() => en.page.locator('.amount-reading').nth(1).textContent()).toMatch(/more than two decimals/);
   });

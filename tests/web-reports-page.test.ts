@@ -118,10 +118,10 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     expect(await fromField().count()).toBe(0);
     expect(await periodText()).toBe(`Figures from Jan 1, ${THIS} to Dec 31, ${THIS}.`);
     expect(asked('income-statement').map((u) => u.search)).toEqual([`?from=${THIS}-01-01&to=${THIS}-12-31`]);
-    expect(await net()).toBe('Net: 2,379.60');
+    expect(await net()).toBe('Net: €2,379.60');
 
     await page.getByRole('radio', { name: 'Last year' }).check();
-    await expect.poll(net).toBe('Net: 1,250.00');
+    await expect.poll(net).toBe('Net: €1,250.00');
     expect(await periodText()).toBe(`Figures from Jan 1, ${LAST} to Dec 31, ${LAST}.`);
     expect(asked('monthly').at(-1)?.search).toBe(`?from=${LAST}-01-01&to=${LAST}-12-31`);
 
@@ -159,7 +159,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     expect(asked('monthly').map((u) => u.search)).toEqual([`?from=${LAST}-03-01&to=${THIS}-12-31`]);
     // Nothing else was asked again: the balance sheet is as of today, whatever the period.
     expect(requests.map((u) => u.pathname).sort()).toEqual(['/reports/income-statement', '/reports/monthly']);
-    await expect.poll(net).toBe('Net: 1,629.60');
+    await expect.poll(net).toBe('Net: €1,629.60');
   });
 
   it('a slow answer for an earlier period never overwrites the answer for the period chosen since', async () => {
@@ -181,13 +181,13 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
       await expect.poll(() => held).toBe(true);
       // Then January and February of last year, answered at once.
       await toField().fill(`${LAST}-02-28`);
-      await expect.poll(net).toBe('Net: 2,000.00');
+      await expect.poll(net).toBe('Net: €2,000.00');
       const late = page.waitForResponse((res) => res.url().includes(`from=${LAST}-01-01&to=${LAST}-12-31`) && res.url().includes('/reports/income-statement'));
       release();
       await late;
       await page.waitForTimeout(300);
-      expect(await net()).toBe('Net: 2,000.00');
-      expect((await statementLines()).flat()).not.toContain('Rent750.00');
+      expect(await net()).toBe('Net: €2,000.00');
+      expect((await statementLines()).flat()).not.toContain('Rent€750.00');
       expect(await page.getByRole('table', { name: 'Money in and out per month' }).getByRole('row').count()).toBe(3); // the header, January, February
     } finally {
       release();
@@ -202,7 +202,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
       (route) => refuse(route, 500),
     );
     try {
-      expect(await net()).toBe('Net: 2,379.60');
+      expect(await net()).toBe('Net: €2,379.60');
       await customPeriod(`${LAST}-06-01`, `${LAST}-12-31`);
       await expect.poll(() => statement().getByRole('alert').first().textContent()).toMatch(/^internal error$/i);
       // None of the figures of the period before stand under the error.
@@ -212,7 +212,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
       expect(await statement().getByText('2,379.60').count()).toBe(0);
 
       await fromField().fill(`${LAST}-01-01`);
-      await expect.poll(net).toBe('Net: 1,250.00');
+      await expect.poll(net).toBe('Net: €1,250.00');
       expect(await statement().getByRole('alert').count()).toBe(0);
       expect(await statement().locator('svg').count()).toBe(1);
     } finally {
@@ -223,7 +223,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
   it('the chart has money on its y-axis (the zero line marked) and months as people read them', async () => {
     await openReports();
     await page.getByRole('radio', { name: 'Last year' }).check();
-    await expect.poll(net).toBe('Net: 1,250.00');
+    await expect.poll(net).toBe('Net: €1,250.00');
     const chart = statement().locator('svg.chart');
     // Last year: 2,000.00 in (January), 750.00 out (March).
     await expect.poll(() => chart.locator('text.tick-label').allTextContents()).toEqual(['0', '500', '1,000', '1,500', '2,000']);
@@ -236,7 +236,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     for (const label of await chart.locator('text').allTextContents()) expect(label).not.toMatch(/^\d\d-\d\d$/);
     // The figures stay in a table for screen readers.
     const figures = page.getByRole('table', { name: 'Money in and out per month' });
-    expect(await figures.getByRole('row', { name: new RegExp(`^Jan ${LAST}`) }).locator('td').allTextContents()).toEqual(['2,000.00', '0.00', '2,000.00']);
+    expect(await figures.getByRole('row', { name: new RegExp(`^Jan ${LAST}`) }).locator('td').allTextContents()).toEqual(['€2,000.00', '€0.00', '€2,000.00']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'reports.png'), fullPage: true });
   });
 
@@ -245,7 +245,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     try {
       await openReports();
       await page.getByRole('radio', { name: 'Last year' }).check();
-      await expect.poll(net).toBe('Net: 1,250.00');
+      await expect.poll(net).toBe('Net: €1,250.00');
       const chart = statement().locator('svg.chart');
       const labels = await chart.locator('text').evaluateAll((texts) => {
         const svg = texts[0]!.closest('svg')!;
@@ -283,7 +283,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     await openReports();
     const check = (regionName: string) => region(regionName).getByText(/ = /);
     await expect.poll(() => check('What we have and owe').textContent()).toBe(
-      'Accounts (money we have) 4,750.00 = What we owe 120.40 + Starting balances 1,000.00 + Result so far 3,629.60 ✓ This holds: the books balance.',
+      'Accounts (money we have) €4,750.00 = What we owe €120.40 + Starting balances €1,000.00 + Result so far €3,629.60 ✓ This holds: the books balance.',
     );
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
@@ -292,7 +292,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Reports page in chromi
     try {
       await openReports('Income and expenditure');
       await expect.poll(() => check('Statement of funds').textContent()).toBe(
-        'Funds 4,750.00 = What the club owes 120.40 + Reserves 1,000.00 + Result so far 3,629.60 ✓ This holds: the books balance.',
+        'Funds €4,750.00 = What the club owes €120.40 + Reserves €1,000.00 + Result so far €3,629.60 ✓ This holds: the books balance.',
       );
     } finally {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();

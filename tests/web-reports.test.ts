@@ -53,28 +53,28 @@ const TRANSACTIONS: { occurred_on: string; description: string; entries: [Accoun
 const personalStatement = [
   ['Account', String(REPORTED), String(EARLIER)],
   ['Income'],
-  ['Gifts', '150.00', '0.00'],
-  ['Salary', '3,000.00', '500.00'],
-  ['Total', '3,150.00', '500.00'],
+  ['Gifts', '€150.00', '€0.00'],
+  ['Salary', '€3,000.00', '€500.00'],
+  ['Total', '€3,150.00', '€500.00'],
   ['Spending categories'],
-  ['Groceries', '85.40', '0.00'],
-  ['Rent', '1,200.00', '0.00'],
-  ['Total', '1,285.40', '0.00'],
-  ['Result for the year', '1,864.60', '500.00'],
+  ['Groceries', '€85.40', '€0.00'],
+  ['Rent', '€1,200.00', '€0.00'],
+  ['Total', '€1,285.40', '€0.00'],
+  ['Result for the year', '€1,864.60', '€500.00'],
 ];
 const personalSheet = [
   ['Account', String(REPORTED), String(EARLIER)],
   ['Accounts (money we have)'],
-  ['Bank', '3,300.00', '1,500.00'],
-  ['Cash box', '150.00', '0.00'],
-  ['Total', '3,450.00', '1,500.00'],
+  ['Bank', '€3,300.00', '€1,500.00'],
+  ['Cash box', '€150.00', '€0.00'],
+  ['Total', '€3,450.00', '€1,500.00'],
   ['What we owe'],
-  ['Credit card', '85.40', '0.00'],
-  ['Total', '85.40', '0.00'],
+  ['Credit card', '€85.40', '€0.00'],
+  ['Total', '€85.40', '€0.00'],
   ['Starting balances'],
-  ['Opening balances', '1,000.00', '1,000.00'],
-  ['Total', '1,000.00', '1,000.00'],
-  ['Result to date', '2,364.60', '500.00'],
+  ['Opening balances', '€1,000.00', '€1,000.00'],
+  ['Total', '€1,000.00', '€1,000.00'],
+  ['Result to date', '€2,364.60', '€500.00'],
 ];
 
 describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports in chromium (issue 5/7 item 4, D7, D12, D17)', () => {
@@ -163,15 +163,15 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports 
     await expect.poll(() => rowsOf('Money in and out')).toEqual([
       ['Account', String(EARLIER)],
       ['Income'],
-      ['Salary', '500.00'],
-      ['Total', '500.00'],
+      ['Salary', '€500.00'],
+      ['Total', '€500.00'],
       ['Spending categories'],
-      ['Total', '0.00'],
-      ['Result for the year', '500.00'],
+      ['Total', '€0.00'],
+      ['Result for the year', '€500.00'],
     ]);
     await year.selectOption(String(THIS_YEAR));
     await page.getByRole('heading', { name: `Annual report ${THIS_YEAR}`, level: 1 }).waitFor();
-    await expect.poll(async () => (await rowsOf('Money in and out')).find((row) => row[0] === 'Salary')).toEqual(['Salary', '2,000.00', '3,000.00']);
+    await expect.poll(async () => (await rowsOf('Money in and out')).find((row) => row[0] === 'Salary')).toEqual(['Salary', '€2,000.00', '€3,000.00']);
     await year.selectOption(String(REPORTED));
     await expect.poll(() => rowsOf('Money in and out')).toEqual(personalStatement);
 

@@ -255,8 +255,8 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
 
     // Before: every balance is zero.
     await go('Ledger', 'Home');
-    expect(await balanceIn('Accounts (money we have)', 'Bank')).toBe('0.00');
-    expect(await balanceIn('What we owe', 'Credit card')).toBe('0.00');
+    expect(await balanceIn('Accounts (money we have)', 'Bank')).toBe('€0.00');
+    expect(await balanceIn('What we owe', 'Credit card')).toBe('€0.00');
 
     await go('Transactions', 'Transactions');
     // The forms date things today where the person is (Kiritimati), a day ahead of UTC here.
@@ -281,19 +281,19 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     // After: the balances (as of today where the person is) show what was just recorded.
     apiRequests.length = 0;
     await go('Ledger', 'Home');
-    expect(await balanceIn('Accounts (money we have)', 'Bank')).toBe('2,354.50');
-    expect(await balanceIn('Accounts (money we have)', 'Cash box')).toBe('100.00');
-    expect(await balanceIn('What we owe', 'Credit card')).toBe('20.00');
+    expect(await balanceIn('Accounts (money we have)', 'Bank')).toBe('€2,354.50');
+    expect(await balanceIn('Accounts (money we have)', 'Cash box')).toBe('€100.00');
+    expect(await balanceIn('What we owe', 'Credit card')).toBe('€20.00');
     const month = await region('This month').textContent();
-    expect(month).toContain('2,500.00');
-    expect(month).toContain('65.50');
+    expect(month).toContain('€2,500.00');
+    expect(month).toContain('€65.50');
     // Recent transactions show their amounts.
     const recent = page.getByRole('table', { name: 'Recent transactions' });
     const recentRow = (description: string) =>
       recent.getByRole('row').filter({ has: page.getByRole('rowheader', { name: description, exact: true }) }).locator('td').allTextContents();
-    expect(await recentRow('Market')).toEqual([expect.any(String), 'Money out', '45.50']);
-    expect(await recentRow('November salary')).toEqual([expect.any(String), 'Money in', '2,500.00']);
-    expect(await recentRow('Float')).toEqual([expect.any(String), 'Moved', '100.00']);
+    expect(await recentRow('Market')).toEqual([expect.any(String), 'Money out', '€45.50']);
+    expect(await recentRow('November salary')).toEqual([expect.any(String), 'Money in', '€2,500.00']);
+    expect(await recentRow('Float')).toEqual([expect.any(String), 'Moved', '€100.00']);
     await shot('home');
 
     // Home never loads the whole history for its 8 lines: its list is bounded by dates.
@@ -302,10 +302,10 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     for (const u of lists) if (!u.searchParams.has('from')) expect.fail(`unbounded GET ${u.pathname}${u.search} from Home`);
 
     await go('Accounts', 'Accounts');
-    expect(await balanceIn('Bank and cash (money we have)', 'Bank')).toBe('2,354.50');
+    expect(await balanceIn('Bank and cash (money we have)', 'Bank')).toBe('€2,354.50');
     await go('Reports', 'Reports');
     await page.getByRole('heading', { name: 'What we have and owe' }).waitFor();
-    expect(await page.getByRole('table', { name: 'What we owe' }).getByRole('row', { name: /^Credit card/ }).textContent()).toContain('20.00');
+    expect(await page.getByRole('table', { name: 'What we owe' }).getByRole('row', { name: /^Credit card/ }).textContent()).toContain('€20.00');
     await shot('reports');
     const balanceRequests = apiRequests.filter((u) => /^\/reports\/(balances|balance-sheet)$/.test(u.pathname));
     expect(balanceRequests.length).toBeGreaterThanOrEqual(3);
@@ -321,18 +321,18 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     expect(await page.getByRole('button', { name: /^Remove line/ }).count()).toBe(0);
     await page.getByLabel('Account 1').selectOption({ label: 'Bank' });
     await page.getByLabel('Amount 1', { exact: true }).fill('30');
-    await expect.poll(() => total.textContent()).toBe('Total of the entries: 30.00. Remaining to balance: -30.00.');
+    await expect.poll(() => total.textContent()).toBe('Total of the entries: €30.00. Remaining to balance: -€30.00.');
     await page.getByRole('button', { name: 'Add a line' }).click();
     await page.getByLabel('Account 3').selectOption({ label: 'Cash box' });
     await page.getByLabel('Amount 3', { exact: true }).fill('5');
-    await expect.poll(() => total.textContent()).toContain('Remaining to balance: -35.00.');
+    await expect.poll(() => total.textContent()).toContain('Remaining to balance: -€35.00.');
     await page.getByRole('button', { name: 'Remove line 3' }).click();
     await expect.poll(() => page.getByLabel('Account 3').count()).toBe(0);
     expect(await page.getByRole('button', { name: /^Remove line/ }).count()).toBe(0);
     await expect.poll(focused).toEqual({ tag: 'BUTTON', text: 'Add a line' });
     await page.getByLabel('Account 2').selectOption({ label: 'Groceries' });
     await page.getByLabel('Amount 2', { exact: true }).fill('-30');
-    await expect.poll(() => total.textContent()).toBe('Total of the entries: 0.00. Balanced.');
+    await expect.poll(() => total.textContent()).toBe('Total of the entries: €0.00. Balanced.');
     await shot('split');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('cell', { name: 'Returned shopping', exact: true }).waitFor();
@@ -350,7 +350,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     const [y, m] = LAST_MONTH.split('-').map(Number) as [number, number];
     const lastMonthName = new Date(Date.UTC(y, m - 1, 1)).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', year: 'numeric' });
     await expect.poll(() => figures.getByRole('row', { name: new RegExp(`^${lastMonthName}`) }).count()).toBe(1);
-    expect(await figures.getByRole('row', { name: new RegExp(`^${lastMonthName}`) }).locator('td').allTextContents()).toEqual(['0.00', '-30.00', '30.00']);
+    expect(await figures.getByRole('row', { name: new RegExp(`^${lastMonthName}`) }).locator('td').allTextContents()).toEqual(['€0.00', '-€30.00', '€30.00']);
     const heights = await page.locator('svg.chart rect').evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('height'))));
     expect(heights.length).toBeGreaterThanOrEqual(4);
     expect(heights.every((h) => h >= 0)).toBe(true);
@@ -373,7 +373,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await page.getByRole('button', { name: 'Delete Float' }).click();
     await page.getByRole('cell', { name: 'Float', exact: true }).waitFor({ state: 'detached' });
     await go('Ledger', 'Home');
-    expect(await balanceIn('Accounts (money we have)', 'Cash box')).toBe('0.00');
+    expect(await balanceIn('Accounts (money we have)', 'Cash box')).toBe('€0.00');
   });
 
   it('D15: a transaction opens for editing from the list; a search finds it; a delete can be undone', async () => {
@@ -455,7 +455,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await page.getByRole('button', { name: 'Edit Returned shopping, corrected' }).click();
     await page.getByRole('link', { name: 'History of this transaction' }).click();
     await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
-    await page.getByText(/changed the description from “Returned shopping” to “Returned shopping, corrected” of “Returned shopping, corrected” \(30[.,]00\) on .*, from the web app\./).waitFor();
+    await page.getByText(/changed the description from “Returned shopping” to “Returned shopping, corrected” of “Returned shopping, corrected” \(€30[.,]00\) on .*, from the web app\./).waitFor();
     await expect.poll(() => items.count()).toBe(4);
     await page.getByText(/deleted “Returned shopping, corrected”/).waitFor();
     await page.getByText(/restored “Returned shopping, corrected”/).waitFor();

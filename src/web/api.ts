@@ -137,8 +137,12 @@ import type {
   ImportPreview as ImportPreviewShape,
   ImportResult as ImportResultShape,
   ImportRule as ImportRuleShape,
+  ListedTransaction as ListedTransactionShape,
+  Reconciliation as ReconciliationShape,
+  ReconciliationStatus,
   Register,
   Section as SectionShape,
+  Settings as SettingsShape,
   Transaction as TransactionShape,
 } from '../book/views';
 import type { Connection as ConnectionShape, Me as MeShape, Passkey as PasskeyShape } from '../identity/views';
@@ -163,34 +167,12 @@ export type ImportResult = v.InferOutput<typeof ImportResultShape>;
 export type ImportLineError = v.InferOutput<typeof ImportLineErrorShape>;
 
 /** D20: the book's settings (a PUT sends any non-empty part of them). */
-export interface BookSettings {
-  book_style: BookStyle;
-  /** An ISO 4217 code whose minor unit is two decimals. */
-  currency: string;
-  /** The last day of the closed period (`YYYY-MM-DD`), or null while nothing is closed. */
-  closed_through: string | null;
-}
+export type BookSettings = v.InferOutput<typeof SettingsShape>;
 /** D20: a statement an account was proven against (`POST /accounts/{id}/reconciliations`). */
-export interface Reconciliation {
-  id: number;
-  account_id: number;
-  statement_date: string;
-  /** Natural sign (D6): a card's debt is positive. */
-  statement_balance_cents: number;
-  transaction_ids: number[];
-  created_at: string;
-  created_by_email: string | null;
-}
+export type Reconciliation = v.InferOutput<typeof ReconciliationShape>;
 /** D20: where an account stands (`GET /accounts/{id}/reconciliation?as_of=`), natural sign. */
-export interface ReconciliationState {
-  account_id: number;
-  last: Reconciliation | null;
-  reconciled_balance_cents: number;
-  book_balance_cents: number;
-  /** Oldest first, up to `as_of`. */
-  unreconciled: { transaction_id: number; occurred_on: string; description: string; amount_cents: number }[];
-}
+export type ReconciliationState = v.InferOutput<typeof ReconciliationStatus>;
 /** D20: a transaction of the paged list (D15 with `limit`), which says whether it is reconciled. */
-export type ListedTransaction = Transaction & { reconciled?: boolean };
+export type ListedTransaction = v.InferOutput<typeof ListedTransactionShape>;
 /** D20: a line of the account register, which says whether it is reconciled. */
-export type RegisterLine = AccountRegister['entries'][number] & { reconciled?: boolean };
+export type RegisterLine = AccountRegister['entries'][number];

@@ -42,7 +42,7 @@ function settingsChanged(before: Partial<BookSettings>, after: Partial<BookSetti
   if (before.currency && after.currency && before.currency !== after.currency) out.push(`changed the currency from ${before.currency} to ${after.currency}`);
   const [was, is] = [before.closed_through ?? null, after.closed_through ?? null];
   if (was !== is) {
-    if (is === null) out.push(`reopened the books, closed through ${formatDate(was!)}`);
+    if (is === null) out.push(`reopened the books (closed through ${formatDate(was!)})`);
     else if (was === null) out.push(`closed the books through ${formatDate(is)}`);
     else out.push(`moved the close of the books from ${formatDate(was)} to ${formatDate(is)}`);
   }
@@ -64,8 +64,7 @@ function reconciliationChanged(change: Change, accountName: (id: number) => stri
 export function describeChange(change: Change, reader?: string, accountName: (id: number) => string | undefined = () => undefined): string {
   const who = change.actor_email === null ? 'An admin command' : change.actor_email.toLowerCase() === reader?.toLowerCase() ? 'You' : change.actor_email;
   const at = `on ${formatDate(change.at.slice(0, 10))}, ${through(change)}`;
-  // D20's records (the subject `reconciliation` comes with the reconciliation routes).
-  if ((change.subject as string) === 'reconciliation') return `${who} ${reconciliationChanged(change, accountName)} ${at}.`;
+  if (change.subject === 'reconciliation') return `${who} ${reconciliationChanged(change, accountName)} ${at}.`;
   if (change.subject === 'settings' && change.action === 'update') {
     return `${who} ${settingsChanged(change.before as Partial<BookSettings>, change.after as Partial<BookSettings>)} ${at}.`;
   }

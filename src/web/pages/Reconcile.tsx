@@ -48,38 +48,38 @@ function useStanding(accountId: number, date: string, version: number) {
 
 /** The statement's balance against the book's: the running difference, in money. */
 function Difference({ reconciled, ticked, statement }: { reconciled: number; ticked: number; statement: number | null }) {
+  const difference = statement === null ? null : statement - reconciled - ticked;
   return (
-    <dl className="reconcile-sums" aria-live="polite">
-      <div>
-        <dt>Starting balance (reconciled before)</dt>
-        <dd>
-          <Money cents={reconciled} />
-        </dd>
-      </div>
-      <div>
-        <dt>Ticked</dt>
-        <dd>
-          <Money cents={ticked} />
-        </dd>
-      </div>
-      <div>
-        <dt>Statement</dt>
-        <dd>{statement === null ? '—' : <Money cents={statement} />}</dd>
-      </div>
-      <div className="difference">
-        <dt>Difference</dt>
-        <dd>
-          {statement === null ? (
-            'Enter the statement’s balance'
-          ) : (
-            <output className={statement - reconciled - ticked === 0 ? 'agrees' : undefined}>
-              Difference: {formatCents(statement - reconciled - ticked)}
-              {statement - reconciled - ticked === 0 ? ' ✓' : ''}
-            </output>
-          )}
-        </dd>
-      </div>
-    </dl>
+    <div className="reconcile-sums">
+      <dl>
+        <div>
+          <dt>Starting balance (reconciled before)</dt>
+          <dd>
+            <Money cents={reconciled} />
+          </dd>
+        </div>
+        <div>
+          <dt>Ticked</dt>
+          <dd>
+            <Money cents={ticked} />
+          </dd>
+        </div>
+        <div>
+          <dt>Statement</dt>
+          <dd>{statement === null ? '—' : <Money cents={statement} />}</dd>
+        </div>
+      </dl>
+      <p className="difference" aria-live="polite">
+        {difference === null ? (
+          'Enter the statement’s balance to see the difference.'
+        ) : (
+          <output className={difference === 0 ? 'agrees' : undefined}>
+            Difference: {formatCents(difference)}
+            {difference === 0 ? ' ✓' : ''}
+          </output>
+        )}
+      </p>
+    </div>
   );
 }
 

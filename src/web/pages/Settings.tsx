@@ -78,7 +78,7 @@ function CurrencySection() {
   return (
     <section aria-labelledby="currency-heading">
       <h2 id="currency-heading">Currency</h2>
-      <label>
+      <label className="currency">
         Currency of the book
         <select value={currency} onChange={(e) => void choose(e.target.value)}>
           {offered.map((c) => (
