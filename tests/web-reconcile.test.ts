@@ -253,6 +253,20 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     await form.getByRole('status').filter({ hasText: 'Saved “Late dues”' }).waitFor();
     expect(writes.slice(before)).toEqual(['POST /transactions']);
 
+    // A transaction dated in the closed year is neither changed nor deleted: explained, not sent.
+    const closedWhy = (action: string) =>
+      `The books are closed through ${shown(`${LAST_YEAR}-12-31`)}: a transaction dated ${shown(`${LAST_YEAR}-12-01`)} cannot be ${action}.`;
+    await page.getByRole('button', { name: 'Edit Opening funds' }).click();
+    const edit = page.getByRole('form', { name: 'Edit transaction' });
+    await edit.locator('.warning').filter({ hasText: closedWhy('changed') }).waitFor();
+    await edit.getByLabel('Description').fill('Opening funds, renamed');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await edit.getByRole('alert').filter({ hasText: closedWhy('changed') }).waitFor();
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Delete Opening funds' }).click();
+    await page.getByRole('alert').filter({ hasText: closedWhy('deleted') }).waitFor();
+    expect(writes.slice(before)).toEqual(['POST /transactions']);
+
     await go('Settings', 'Settings');
     expect(await page.getByLabel('Books closed through').inputValue()).toBe(`${LAST_YEAR}-12-31`);
     const reopening = acceptNext();
