@@ -12,7 +12,7 @@ import { entriesOf, SplitLines, type Line } from './SplitLines';
 export const PAGE_SIZE = 50;
 
 /** D20: why a reconciled transaction keeps its date and entries, said before anything is sent. */
-export const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
+const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
   action === 'deleted'
     ? `“${t.description}” is reconciled: it agrees with a bank statement, so it cannot be deleted. Undo the reconciliation on the account’s register first.`
     : `“${t.description}” is reconciled: it agrees with a bank statement, so its date, amounts and accounts cannot be changed (its description can). Undo the reconciliation on the account’s register first.`;
