@@ -130,7 +130,7 @@ describeEachDatabase('the change log folds back to the book (D15, property)', (h
           // Exactly one record per change, none for a refusal.
           expect(newest.length, `${channel} ${JSON.stringify(c)} ${done ? 'done' : 'refused'}`).toBe(done ? 1 : 0);
         }
-        const state = { account: new Map<number, Json>(), transaction: new Map<number, Json>(), settings: { book_style: 'personal' } as Json };
+        const state = { account: new Map<number, Json>(), transaction: new Map<number, Json>(), settings: { book_style: 'personal', currency: 'EUR', closed_through: null } as Json };
         for (const r of await log()) {
           if (r.subject === 'settings') state.settings = r.after;
           else if (r.after === null) state[r.subject as 'account' | 'transaction'].delete(r.subject_id);
