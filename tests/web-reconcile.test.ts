@@ -333,6 +333,28 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     expect(await page.locator('main').textContent()).not.toContain('€');
   });
 
+  it('D20: a reconciled transaction opened by its link alone (not on the list\'s first page) is still explained before sending', async () => {
+    // The card was reconciled through January at phone width: Kit order is reconciled.
+    const card = (await call('GET', `/accounts/${ids.Card}/reconciliation`)).body;
+    expect(card.last.transaction_ids).toContain(tx['Kit order']);
+    // Sixty newer transactions push it off the first page of 50.
+    for (let i = 0; i < 60; i++) {
+      const day = String(1 + (i % 28)).padStart(2, '0');
+      const entries = [{ account_id: ids.Bank, amount_cents: 100 + i }, { account_id: ids.Dues, amount_cents: -(100 + i) }];
+      expect((await s.post('/transactions', { occurred_on: `${YEAR}-03-${day}`, description: `Dues ${i}`, entries })).status).toBe(201);
+    }
+    await page.goto(`${s.web}/transactions?edit=${tx['Kit order']}`);
+    const form = page.getByRole('form', { name: 'Edit transaction' });
+    await form.getByText('Reconciled: only the description can be changed').waitFor();
+    expect(await page.getByRole('table', { name: 'History' }).getByRole('row').filter({ hasText: 'Kit order' }).count()).toBe(0);
+    const before = writes.length;
+    await form.getByLabel('Amount 1', { exact: true }).fill('46');
+    await form.getByLabel('Amount 2', { exact: true }).fill('-46');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.getByRole('alert').filter({ hasText: '“Kit order” is reconciled' }).waitFor();
+    expect(writes.slice(before)).toEqual([]);
+  });
+
   it('ran without server faults or Content-Security-Policy violations', () => {
     expect(s.faults).toEqual([]);
     expect(s.violations).toEqual([]);

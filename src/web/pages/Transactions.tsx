@@ -173,7 +173,14 @@ export function Transactions() {
   const editId = new URLSearchParams(path.split('?')[1] ?? '').get('edit');
   useEffect(() => {
     if (!editId) return;
-    api<Transaction>('GET', `/transactions/${encodeURIComponent(editId)}`).then(setEditing, (e: Error) => setError(e.message));
+    const open = async () => {
+      const one = await api<Transaction>('GET', `/transactions/${encodeURIComponent(editId)}`);
+      // D20: the single read has the spec's shape; the paged list of its day also says whether it
+      // is reconciled, so the form explains the lock before sending, whichever page linked here.
+      const day = await apiPage<ListedTransaction>(withQuery('/transactions', { from: one.occurred_on, to: one.occurred_on, limit: '1000' }));
+      setEditing(day.items.find((t) => t.id === one.id) ?? one);
+    };
+    open().catch((e: Error) => setError(e.message));
   }, [editId]);
 
   const more = async () => {
