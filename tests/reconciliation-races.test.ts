@@ -236,6 +236,43 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         await outside.close();
       }
     });
+    it('deterministically: a reconciliation waiting for a correction that moves T past the statement date does not reconcile T (409, nothing dated after the statement marked)', async () => {
+      const outside = await openPostgres(h.database.url, { max: 2, backend: h.backend });
+      try {
+        const t = await post(tx('Moved past the statement', 4_000, '2026-01-17', 'Race bank', 'Food'));
+        const statement = (await status('Race bank', '2026-01-31')).book_balance_cents as number;
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        let correcting!: Promise<void>;
+        // The correction as PUT makes it when only the date changes: the row locked, the date moved (the entries follow it).
+        await new Promise<void>((locked) => {
+          correcting = outside.db.transaction(async (x) => {
+            await x.execute(sql`select id from transactions where id = ${t} for update`);
+            await x.execute(sql`update transactions set occurred_on = '2026-02-05' where id = ${t}`);
+            locked();
+            await held;
+          });
+        });
+        let settled = false;
+        const reconciling = api('POST', `/accounts/${ids['Race bank']}/reconciliations`, { statement_date: '2026-01-31', statement_balance_cents: statement })
+          .finally(() => (settled = true));
+        await sleep(300);
+        expect(settled, 'the reconciliation must wait for the correction in flight').toBe(false);
+        release();
+        await correcting;
+        const res = await reconciling;
+        const body = await json(res);
+        // The correction went first: the statement counted T, which is now dated after it.
+        expect(res.status, JSON.stringify(body)).toBe(409);
+        expect(body.difference_cents).toBe(-4_000);
+        const [late] = rowsOf<{ n: number }>(await h.db.execute(sql`
+          select count(*)::integer as n from entries where reconciliation_id is not null and occurred_on > '2026-01-31'`));
+        expect(late!.n).toBe(0);
+        expect((await api('DELETE', `/transactions/${t}`)).status).toBe(204);
+      } finally {
+        await outside.close();
+      }
+    });
   });
 
   describe('a post racing a move of closed_through ends wholly before or wholly after it (D20: closed periods)', () => {

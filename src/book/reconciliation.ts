@@ -145,9 +145,13 @@ export async function reconcileAccount(db: Db, accountId: number, input: NewReco
       .values({ accountId, statementDate: input.statement_date, statementBalanceCents: input.statement_balance_cents, createdByEmail: actor.email })
       .returning({ id: reconciliations.id });
     if (ids.length > 0) {
+      // The date again, read after the locks: a correction that committed while this waited for
+      // one of them may have moved its transaction past the statement date, and the row lock's
+      // recheck does not see the entries' new date (tests/reconciliation-races.test.ts).
       await tx.execute(sql`
         update ${entries} set reconciliation_id = ${created!.id}
-        where account_id = ${accountId} and reconciliation_id is null and transaction_id = any(${`{${ids.join(',')}}`}::integer[])`);
+        where account_id = ${accountId} and reconciliation_id is null and transaction_id = any(${`{${ids.join(',')}}`}::integer[])
+          and occurred_on <= ${input.statement_date}::date`);
     }
     const reconciled = (await reconciledSum(tx, accountId)) * sign(kind);
     const statement = BigInt(input.statement_balance_cents);
