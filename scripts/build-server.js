@@ -9,18 +9,19 @@
 // checkout (dist/cli/), the depth of the source files that find drizzle/ and dist/web/ relative to
 // their own URL (src/db/database.ts, src/http/web-app.ts), so those paths hold in both.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const SERVER_BUNDLE = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 export async function buildServer() {
   const outdir = fileURLToPath(new URL('../dist/cli', import.meta.url));
-  // Chunks are named by their hash: without this, every build would leave the last one's behind.
-  rmSync(outdir, { recursive: true, force: true });
+  // Built beside the bundle and swapped in by renames: a `ledger` process started meanwhile (another
+  // test run in the same checkout) finds the old bundle or the new one, never half of one. A fresh
+  // folder also drops the last build's chunks, which are named by their hash.
+  const staging = `${outdir}.${process.pid}-${Date.now()}`;
   await build({
     entryPoints: [fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))],
-    outdir,
     // Split chunks, so that an admin command loads none of the server's modules (`serve` imports
     // them when it runs); chunks stay beside the entry, at the same depth.
     splitting: true,
@@ -33,7 +34,25 @@ export async function buildServer() {
     // Bundled CommonJS packages call require(): give the ES module one.
     banner: { js: "import { createRequire as __ledgerRequire } from 'node:module'; const require = __ledgerRequire(import.meta.url);" },
     logLevel: 'warning',
+    outdir: staging,
   });
+  for (let attempt = 0; ; attempt++) {
+    const retired = `${staging}.old`;
+    try {
+      renameSync(outdir, retired);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+    try {
+      renameSync(staging, outdir);
+      rmSync(retired, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      // Another build put its bundle in place between the two renames: retire that one too.
+      rmSync(retired, { recursive: true, force: true });
+      if (attempt >= 5 || (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST')) throw error;
+    }
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await buildServer();
