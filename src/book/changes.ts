@@ -1,8 +1,8 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { changes, INT4_MAX } from '../db/schema';
-import { positiveIntegerParam } from '../text';
+import { dateString, positiveIntegerParam } from '../text';
 import type { Change as ChangeShape } from './views';
 
 type Change = v.InferOutput<typeof ChangeShape>;
@@ -60,6 +60,8 @@ export const ChangesQuerySchema = v.object({
   subject_id: v.optional(positiveIntegerParam('subject_id', INT4_MAX)),
   before: v.optional(positiveIntegerParam('before', Number.MAX_SAFE_INTEGER)),
   limit: v.optional(positiveIntegerParam('limit', CHANGES_LIMIT_MAX)),
+  from: v.optional(v.pipe(dateString('from'), v.description('only records made on or after this day (UTC)'))),
+  to: v.optional(v.pipe(dateString('to'), v.description('only records made on or before this day (UTC)'))),
 });
 export type ChangesQuery = v.InferOutput<typeof ChangesQuerySchema>;
 
@@ -70,6 +72,9 @@ export async function listChanges(db: Db, query: ChangesQuery): Promise<{ change
     query.subject === undefined ? undefined : eq(changes.subject, query.subject),
     query.subject_id === undefined ? undefined : eq(changes.subjectId, query.subject_id),
     query.before === undefined ? undefined : lt(changes.id, query.before),
+    // D15 (issue 25 item 7): `from` and `to` are days, inclusive, of `at` in UTC.
+    query.from === undefined ? undefined : sql`${changes.at} >= (${query.from}::date)::timestamp at time zone 'UTC'`,
+    query.to === undefined ? undefined : sql`${changes.at} < (${query.to}::date + 1)::timestamp at time zone 'UTC'`,
   ];
   const rows = await db
     .select()

@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
-import { entries, INT4_MAX, transactions, users } from '../db/schema';
+import { accounts, entries, INT4_MAX, transactions, users } from '../db/schema';
 import { invalid } from '../errors';
 import { positiveIntegerParam } from '../text';
 import { DESCRIPTION_MAX, transactionJson, TransactionRangeSchema } from './transactions';
@@ -15,7 +15,7 @@ export const SEARCH_LIMIT_MAX = 1000;
 /** The query of GET /transactions: the spec's range, and D15's search and paging. */
 export const TransactionQuerySchema = v.object({
   ...TransactionRangeSchema.entries,
-  q: v.optional(v.pipe(v.string(), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('a case-insensitive part of the description'))),
+  q: v.optional(v.pipe(v.string(), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('words of the description or of an account name (any case, any accents), or an amount (94.90, 94,90, 94)'))),
   account_id: v.optional(v.pipe(positiveIntegerParam('account_id', INT4_MAX), v.description('only transactions with an entry on this account'))),
   limit: v.optional(v.pipe(positiveIntegerParam('limit', SEARCH_LIMIT_MAX), v.description('at most this many; more are announced in Next-Cursor'))),
   cursor: v.optional(v.pipe(v.string(), v.description('the Next-Cursor of the previous page'))),
@@ -48,6 +48,44 @@ function decodeCursor(cursor: string): { occurredOn: string; id: number } {
 const likePattern = (words: string) => `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
+ * D15 (issue 25 item 6): text as search compares it, without case or accents (`Müller`, `MULLER`
+ * and `muller` are one), by PostgreSQL's own functions, so both servers agree with no extension
+ * (`unaccent` is one): decomposed (NFD, PostgreSQL 13 and later, UTF-8 databases), its combining
+ * marks (U+0300–U+036F) dropped, then lower case. The letters that do not decompose are spelt as
+ * people type them without the key (`ß` as `ss`, `ø` as `o`, `æ` as `ae`). Applied to both sides.
+ */
+export function foldForSearch(text: SQL): SQL {
+  return sql`replace(replace(replace(translate(lower(regexp_replace(normalize(${text}, NFD), '[\\u0300-\\u036f]', '', 'g')), 'øłđħı', 'oldhi'), 'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe')`;
+}
+
+/**
+ * D15: `q` read as an amount, in cents, when it is one (`94.90`, `94,90`, `94.9`, `94`: digits with
+ * at most one decimal mark and one or two decimals); a transaction matches when one of its entries
+ * moves that much either way. Null for any other text.
+ */
+export function amountOfQuery(q: string): number | null {
+  const match = /^(\d{1,13})(?:[.,](\d{1,2}))?$/.exec(q.trim());
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}
+
+/**
+ * D15: the condition `q` puts on the transaction `t`: its description, or the name of an account
+ * one of its entries names, contains `q` ignoring case and accents; or `q` reads as an amount equal
+ * to the absolute value of one of its entries. True when there is no `q`.
+ */
+function matchesQuery(q: string | undefined): SQL {
+  if (q === undefined) return sql`true`;
+  const pattern = foldForSearch(sql`${likePattern(q)}::text`);
+  const cents = amountOfQuery(q);
+  return sql`(${foldForSearch(sql`t.description`)} like ${pattern}
+    or exists (select 1 from ${entries} e join ${accounts} a on a.id = e.account_id
+      where e.transaction_id = t.id and ${foldForSearch(sql`a.name`)} like ${pattern})
+    or (${cents}::bigint is not null and exists (select 1 from ${entries} e
+      where e.transaction_id = t.id and abs(e.amount_cents) = ${cents}::bigint)))`;
+}
+
+/**
  * D15/D20: in the paged form (with `limit`) a transaction also says whether any of its entries is
  * reconciled, so a list marks and locks them without a request per row.
  */
@@ -63,7 +101,7 @@ export async function searchTransactionsJson(db: Db, query: TransactionQuery): P
       select * from ${transactions} t
       where t.occurred_on >= coalesce(${query.from ?? null}::date, '-infinity'::date)
         and t.occurred_on <= coalesce(${query.to ?? null}::date, 'infinity'::date)
-        and (${query.q ?? null}::text is null or t.description ilike ${query.q === undefined ? null : likePattern(query.q)}::text)
+        and ${matchesQuery(query.q)}
         and (${query.account_id ?? null}::integer is null
           or exists (select 1 from ${entries} e where e.transaction_id = t.id and e.account_id = ${query.account_id ?? null}::integer))
         and (${after?.occurredOn ?? null}::date is null or (t.occurred_on, t.id) < (${after?.occurredOn ?? null}::date, ${after?.id ?? null}::integer))

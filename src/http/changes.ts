@@ -8,7 +8,7 @@ export const changeRoutes = [
   route(
     {
       method: 'get', path: '/changes', tier: 'full', summary: 'The change log, newest first (D15)', query: ChangesQuerySchema,
-      description: '`subject` and `subject_id` narrow it to one kind of thing or one of them; `limit` 1–500 (default 50); `before` an id (exclusive) from `next_before`.',
+      description: '`subject` and `subject_id` narrow it to one kind of thing or one of them; `from` and `to` (dates YYYY-MM-DD, inclusive) to the records whose `at` falls on those days in UTC; `limit` 1–500 (default 50); `before` an id (exclusive) from `next_before`.',
       responses: { 200: { description: 'A page of change records.', json: ChangePage }, 400: badQuery },
     },
     {},

@@ -18,8 +18,10 @@ export const transactionRoutes = [
     {
       method: 'get', path: '/transactions', tier: 'full', summary: 'Transactions, newest first', query: TransactionQuerySchema,
       description:
-        '`from` and `to` are inclusive bounds on occurred_on. Ordered by occurred_on, then id, descending. D15: `q` keeps ' +
-        'transactions whose description contains it (any case), `account_id` those with an entry on that account; with ' +
+        '`from` and `to` are inclusive bounds on occurred_on. Ordered by occurred_on, then id, descending. D15: `q` keeps a ' +
+        'transaction when its description, or the name of an account one of its entries names, contains `q` ignoring case ' +
+        'and accents (`muller` finds `Müller`; `%` and `_` are literal), or when `q` reads as an amount (`94.90`, `94,90`, ' +
+        '`94.9`, `94`) equal to the absolute value of one of its entries; `account_id` keeps those with an entry on that account; with ' +
         '`limit`, at most that many come back and, when there are more, `Next-Cursor` holds the `cursor` of the next page. ' +
         'Without these four the answer is exactly the spec\'s.',
       responses: {
