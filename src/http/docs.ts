@@ -7,7 +7,10 @@ import { requireFull } from './tiers';
 
 // Issue 1/7 (trust first): /docs renders the API reference on the API origin, where a signed-in
 // session is valid, so every script it runs is ours: the standalone build of @scalar/api-reference,
-// pinned exactly in package.json and served from here, never a floating CDN copy.
+// pinned exactly in package.json and served from here, never a floating CDN copy. Pinned at 1.46.4,
+// the last release whose @scalar/* packages (all exact pins) declare Node >= 20: from 1.47 on they
+// want Node 22, and `npm ci` printed 225 EBADENGINE warnings (D1: Node 20; issue 25 item 13,
+// tests/engines.test.ts).
 
 /** Where the reference UI's script and its start-up script are served (relative to the API origin). */
 const DOCS_SCRIPT = '/docs/scalar.js';
