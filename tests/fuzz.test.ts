@@ -276,8 +276,11 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
         const before = await ledgerSnapshot(h);
         const res = await h.call(token, 'POST', '/accounts', { name, kind: 'expense' });
         const trimmed = typeof name === 'string' ? name.trim() : '';
-        const taken = (await (await h.call(token, 'GET', '/accounts')).json() as { name: string }[]).some((a) => a.name === trimmed);
         const fits = typeof name === 'string' && trimmed !== '' && [...trimmed].length <= ACCOUNT_NAME_MAX && !/\p{Cc}/u.test(trimmed) && !DISPLAY_CONTROL.test(trimmed) && trimmed.isWellFormed();
+        // D6: taken means a name equal without regard to case, as the database folds case (lower()).
+        const taken = fits && rowsOf<{ taken: boolean }>(
+          await h.db.execute(sql`select exists (select 1 from accounts where lower(name) = lower(${trimmed})) as taken`),
+        )[0]!.taken;
         if (res.status === 201) {
           expect(fits, `accepted ${JSON.stringify(name)}`).toBe(true);
           expect(((await res.json()) as { name: string }).name).toBe(trimmed);
