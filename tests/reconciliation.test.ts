@@ -176,6 +176,10 @@ describeEachDatabase('reconciliation and closed periods (D20)', (h) => {
       expect(await json(await api('GET', `/transactions/${groceries}`))).toEqual(original);
       expect(await changeCount()).toBe(before);
 
+      // MCP too: the description alone may change.
+      const described = await tool('update_transaction', { id: groceries, ...tx('Groceries (MCP)', 2_550, '2026-01-20', 'Bank', 'Food') });
+      expect(described.isError).toBeFalsy();
+      expect(described.structuredContent.description).toBe('Groceries (MCP)');
       const renamed = await put(tx('Groceries at the market', 2_550, '2026-01-20', 'Bank', 'Food'));
       expect(renamed.status, await renamed.clone().text()).toBe(200);
       expect((await json(renamed)).description).toBe('Groceries at the market');
@@ -297,6 +301,15 @@ describeEachDatabase('reconciliation and closed periods (D20)', (h) => {
       for (const [what, res] of Object.entries(refusals)) {
         expect(res.status, what).toBe(409);
         expect(await json(res), what).toEqual(message);
+      }
+      for (const [name, args] of [
+        ['delete_transaction', { id: closedTx }],
+        ['update_transaction', { id: closedTx, ...tx('Hall rent, by MCP', 30_000, '2025-12-15', 'Bank', 'Food') }],
+        ['restore_transaction', { id: deletedFirst }],
+      ] as const) {
+        const result = await tool(name, args);
+        expect(result.isError, name).toBe(true);
+        expect(result.content[0].text, name).toBe(message.error);
       }
       const viaMcp = await tool('record_money_out', { from_account_id: ids.Bank, to_account_id: ids.Food, amount_cents: 100, description: 'By MCP', occurred_on: '2025-06-01' });
       expect(viaMcp.isError).toBe(true);
