@@ -37,7 +37,25 @@ const PASSWORD_FILE = 'ledger-password';
 /** sun_path holds 108 bytes with its NUL. */
 const MAX_SOCKET_PATH = 107;
 
-const SOCKET_NAME = '.s.PGSQL.5432';
+/** The port the cluster is told (a socket's name holds it), never PGPORT's nor postgresql.conf's. */
+const SOCKET_PORT = '5432';
+
+const SOCKET_NAME = `.s.PGSQL.${SOCKET_PORT}`;
+
+/**
+ * The environment of the cluster's programs (initdb, postgres, pg_ctl): ours without libpq's and
+ * PostgreSQL's own variables (D2, issue 25 item 15): the server takes its port from PGPORT and its
+ * directory from PGDATA, pg_ctl reads PGDATA, PGPORT, PGHOST…, and none of them may change which
+ * cluster we start or where it listens. Messages in English, whatever the host's locale: we read
+ * them.
+ */
+export function clusterEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = { LC_ALL: 'C', LANG: 'C' };
+  for (const [name, value] of Object.entries(env)) {
+    if (!/^PG/i.test(name) && !/^(LC_ALL|LANG)$/.test(name)) clean[name] = value;
+  }
+  return clean;
+}
 
 export interface Binaries {
   initdb: string;
@@ -138,8 +156,7 @@ export function run(program: string, args: string[], user: ClusterUser | undefin
     const child = spawn(program, args, {
       uid: user?.uid,
       gid: user?.gid,
-      // Messages in English, whatever the host's locale: we read them (initdb, pg_ctl).
-      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+      env: clusterEnvironment(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -234,7 +251,7 @@ export async function startCluster(location: EmbeddedLocation, bin: Binaries, us
   const { dir, socketDir } = location;
   // The socket's directory is relative to the data directory, the server's working directory.
   const listen = socketDir
-    ? ['-c', 'listen_addresses=', '-c', 'unix_socket_directories=.']
+    ? ['-c', 'listen_addresses=', '-c', 'unix_socket_directories=.', '-p', SOCKET_PORT]
     : ['-c', 'listen_addresses=127.0.0.1', '-p', String(await freePort()), '-c', 'unix_socket_directories='];
   const logPath = path.join(dir, 'postgresql.log');
   // The cluster user's file, as pg_ctl made it.
@@ -247,7 +264,7 @@ export async function startCluster(location: EmbeddedLocation, bin: Binaries, us
     const postmaster = spawn(bin.postgres, ['-D', dir, ...listen, '-c', 'unix_socket_permissions=0700', '-c', 'log_min_messages=warning'], {
       uid: user?.uid,
       gid: user?.gid,
-      env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+      env: clusterEnvironment(),
       stdio: ['ignore', log, log],
       detached: true,
     });
@@ -329,7 +346,7 @@ export async function awaitStop(dir: string, pid: number): Promise<void> {
 
 /** The running cluster's address as a postgres.js URL: the socket, or 127.0.0.1 with the password. */
 export function clusterUrl(location: EmbeddedLocation, database: string): string {
-  if (location.socketDir) return `postgres://${SUPERUSER}@localhost/${database}?host=${encodeURIComponent(location.socketDir)}`;
+  if (location.socketDir) return `postgres://${SUPERUSER}@localhost:${SOCKET_PORT}/${database}?host=${encodeURIComponent(location.socketDir)}`;
   // postmaster.pid: line 4 is the port (PostgreSQL's documented layout).
   const port = readFileSync(path.join(location.dir, 'postmaster.pid'), 'utf8').split('\n')[3]?.trim();
   const password = readFileSync(path.join(location.dir, PASSWORD_FILE), 'utf8').trim();

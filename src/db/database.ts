@@ -52,21 +52,22 @@ export async function openPostgres(
   url: string,
   options: { max?: number; backend?: Database['backend'] } = {},
 ): Promise<Database> {
-  const [target, socket] = clientTarget(url);
+  const backend = options.backend ?? 'postgres';
+  const [target, explicit] = clientOptions(url, backend);
   const client = postgres(target, {
-    ...socket,
+    ...explicit,
     max: options.max ?? 10,
     ...ONE_WAITING_QUERY_PER_CONNECTION,
-    connection: { idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
+    connection: { ...explicit.connection, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
     onnotice: () => {},
     // Error details stay in the server log; postgres.js must not attach query text to messages.
     debug: false,
   });
-  await migratePostgresOnce(url);
+  await migratePostgresOnce(url, backend);
   const db = drizzlePostgres(ourStatements(client), { schema });
   return {
     db: db as unknown as Db,
-    backend: options.backend ?? 'postgres',
+    backend,
     close: () => client.end({ timeout: 5 }),
   };
 }
@@ -166,10 +167,68 @@ export function clientTarget(url: string): [string, { path?: string }] {
   return [parsed.href, { path: path.join(host, `.s.PGSQL.${parsed.port || '5432'}`) }];
 }
 
-/** One plain connection (no pool, no prepared statements): start-up checks, migrations, tests. */
-export function openConnection(url: string, options: postgres.Options<Record<string, never>> = {}): postgres.Sql {
+/**
+ * The URL and the options postgres.js is given. A PostgreSQL server's URL (DATABASE_URL) keeps
+ * postgres.js's reading of libpq's variables for what it leaves out (D2: PGHOST, PGPORT, PGUSER,
+ * PGPASSWORD, PGDATABASE); the embedded cluster's connections name everything themselves.
+ */
+function clientOptions(url: string, backend: Database['backend']): [string, postgres.Options<Record<string, never>>] {
   const [target, socket] = clientTarget(url);
-  return postgres(target, { ...socket, max: 1, onnotice: () => {}, ...options });
+  return backend === 'embedded' ? [target, { ...socket, ...withoutEnvironment(target) }] : [target, socket];
+}
+
+/**
+ * D2 (issue 25 item 15): libpq's environment variables never reach the embedded cluster. postgres.js
+ * fills what a URL leaves out from PGHOST, PGPORT, PGUSER/PGUSERNAME, PGDATABASE and PGPASSWORD,
+ * and each option not given from PG<OPTION> (PGSSL, PGCONNECT_TIMEOUT, PGMAX_LIFETIME, PGDEBUG,
+ * PGTARGET_SESSION_ATTRS…), PGAPPNAME and PGTARGETSESSIONATTRS: every one of them is given here,
+ * with postgres.js's own defaults. Callers' options still win (the spread comes first).
+ */
+function withoutEnvironment(target: string): postgres.Options<Record<string, never>> {
+  const url = new URL(target);
+  const password = decodeURIComponent(url.password);
+  const options: postgres.Options<Record<string, never>> = {
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    user: decodeURIComponent(url.username),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    max: 10,
+    ssl: false,
+    idle_timeout: undefined,
+    connect_timeout: 30,
+    backoff: (retries) => (0.5 + Math.random() / 2) * Math.min(3 ** retries / 100, 20),
+    keep_alive: 60,
+    prepare: true,
+    debug: false,
+    fetch_types: true,
+    publications: 'alltables',
+    // Our own cluster is a primary: postgres.js checks it from the start-up message, at no cost.
+    target_session_attrs: 'primary',
+    connection: { application_name: 'postgres.js' },
+  };
+  // Read by postgres.js, missing or narrower in its typings: a function for the password (an
+  // empty one counts as none given, and PGPASSWORD would fill it) and for the lifetime (its
+  // default, a random 30 to 60 minutes per connection).
+  const untyped = {
+    pass: () => password,
+    max_lifetime: () => 60 * (30 + Math.random() * 30),
+    max_pipeline: 100,
+    sslnegotiation: null,
+  };
+  return { ...options, ...(untyped as object) };
+}
+
+/**
+ * One plain connection (no pool, no prepared statements): start-up checks, migrations, tests.
+ * `backend: 'embedded'` for the embedded cluster, whose connections read no PG* variable (D2).
+ */
+export function openConnection(
+  url: string,
+  options: postgres.Options<Record<string, never>> = {},
+  backend: Database['backend'] = 'postgres',
+): postgres.Sql {
+  const [target, explicit] = clientOptions(url, backend);
+  return postgres(target, { ...explicit, max: 1, onnotice: () => {}, ...options, connection: { ...explicit.connection, ...options.connection } });
 }
 
 /**
@@ -177,14 +236,14 @@ export function openConnection(url: string, options: postgres.Options<Record<str
  * and the migration must share it (a pool could hand the migration another connection, or,
  * with max 1, none at all).
  */
-async function migratePostgresOnce(url: string): Promise<void> {
+async function migratePostgresOnce(url: string, backend: Database['backend']): Promise<void> {
   // A migration that changes stored data says so in notices of its own (D6: an account renamed),
   // each printed as one line; PostgreSQL's own notices stay silent.
   const connection = openConnection(url, {
     onnotice: (notice) => {
       if (typeof notice.message === 'string' && notice.message.startsWith('ledger: ')) process.stderr.write(`${notice.message}\n`);
     },
-  });
+  }, backend);
   try {
     await connection`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migratePostgres(drizzlePostgres(connection), { migrationsFolder: MIGRATIONS_FOLDER });

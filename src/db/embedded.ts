@@ -59,7 +59,7 @@ const TAKEOVER_WAIT_MS = 15_000;
 
 /** Creates the ledger's database on a new cluster (two processes racing: one creates, both go on). */
 async function ensureDatabase(location: EmbeddedLocation): Promise<void> {
-  const sql = openConnection(clusterUrl(location, 'postgres'));
+  const sql = openConnection(clusterUrl(location, 'postgres'), {}, 'embedded');
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
     // Two processes creating it together: one gets 42P04 or, racing on the catalog, 23505.
@@ -90,17 +90,36 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
   prepareDirectory(dir, user);
   const location = embeddedLocation(dir);
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin, user);
+  const ours = { started: false };
+  try {
+    return await join(location, role, bin, user, ours);
+  } catch (error) {
+    // Issue 25 item 15: a start that fails leaves no cluster running behind it, unless another
+    // process uses it by now (a `serve` that joined while it was starting holds it: it stays).
+    if (ours.started) await stopStartedCluster(location, bin, user).catch(() => {});
+    throw error;
+  }
+}
 
+/** Joins the running cluster, or starts it (`ours.started` then says so), and takes our lock. */
+async function join(
+  location: EmbeddedLocation,
+  role: Role,
+  bin: Binaries,
+  user: ClusterUser | undefined,
+  ours: { started: boolean },
+): Promise<EmbeddedDatabase> {
+  const { dir } = location;
   const deadline = Date.now() + TAKEOVER_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     // A running cluster is simply joined (pg_ctl would take a tenth of a second to say it runs);
     // a postmaster.pid left by a crash fails to connect, and the next attempt starts the cluster.
     const joining = attempt === 0 && existsSync(path.join(dir, 'postmaster.pid'));
-    const started = joining ? false : await startCluster(location, bin, user);
+    if (!joining && (await startCluster(location, bin, user))) ours.started = true;
     const url = clusterUrl(location, DATABASE);
     let presence: postgres.Sql | undefined;
     try {
-      presence = openConnection(clusterUrl(location, 'postgres'), { connection: { application_name: `ledger ${role} ${process.pid}` } });
+      presence = openConnection(clusterUrl(location, 'postgres'), { connection: { application_name: `ledger ${role} ${process.pid}` } }, 'embedded');
       if (role === 'admin') {
         // Waits while a last user holds both locks to stop the cluster.
         await presence`select pg_advisory_lock_shared(${USE_LOCK_KEY})`;
@@ -117,8 +136,6 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
       await ensureDatabase(location);
       return { url, release: leaveBy(presence, role, location, bin, user) };
     } catch (error) {
-      // Never stopped here, even when this process started it: another may already use it (a
-      // `serve` that joined while it was starting holds it now). The next start joins it.
       await presence?.end({ timeout: 0 }).catch(() => {});
       // A cluster on its way down refuses sessions or ends ours: wait for it to go, then start it again.
       if (!isGoingAway(error) || Date.now() > deadline) throw error;
@@ -151,7 +168,7 @@ function isGoingAway(error: unknown): boolean {
  */
 async function untilRefusingSessions(location: EmbeddedLocation): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const probe = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 2 });
+    const probe = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 2 }, 'embedded');
     try {
       await probe`select 1`;
     } catch (error) {
@@ -175,18 +192,45 @@ function leaveBy(presence: postgres.Sql, role: Role, location: EmbeddedLocation,
     try {
       if (role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
       else await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
-      const [serve] = await presence`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as free`;
-      const [use] = serve?.free ? await presence`select pg_try_advisory_lock(${USE_LOCK_KEY}) as free` : [];
-      // Begun while both locks are held: from here on the cluster refuses new sessions, and
-      // whoever was waiting for a lock finds that out on its next session and starts it again.
-      if (use?.free) {
-        stopping = postmasterPid(location.dir);
-        await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'smart', '-W', '-s'], user);
-        await untilRefusingSessions(location);
-      }
+      stopping = await stopWhenUnused(presence, location, bin, user);
     } finally {
       await presence.end({ timeout: 5 }).catch(() => {});
     }
     if (stopping !== undefined) await awaitStop(location.dir, stopping);
   };
+}
+
+/**
+ * Takes both locks on `session` and, when both were free, asks the cluster to stop: the pid of
+ * the postmaster asked, or undefined when someone still uses it.
+ */
+async function stopWhenUnused(session: postgres.Sql, location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<number | undefined> {
+  const [serve] = await session`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as free`;
+  const [use] = serve?.free ? await session`select pg_try_advisory_lock(${USE_LOCK_KEY}) as free` : [];
+  if (!use?.free) return undefined;
+  // Begun while both locks are held: from here on the cluster refuses new sessions, and
+  // whoever was waiting for a lock finds that out on its next session and starts it again.
+  const stopping = postmasterPid(location.dir);
+  await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'smart', '-W', '-s'], user);
+  await untilRefusingSessions(location);
+  return stopping;
+}
+
+/**
+ * The cluster this process started, after its start failed: stopped as a last user would stop
+ * it. When not even a session opens (nobody can use it then), it is stopped all the same.
+ */
+async function stopStartedCluster(location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
+  const running = postmasterPid(location.dir);
+  const session = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 5 }, 'embedded');
+  let stopping: number | undefined;
+  try {
+    stopping = await stopWhenUnused(session, location, bin, user);
+  } catch {
+    stopping = running;
+    if (running !== undefined) await run(bin.pg_ctl, ['stop', '-D', location.dir, '-m', 'fast', '-W', '-s'], user);
+  } finally {
+    await session.end({ timeout: 5 }).catch(() => {});
+  }
+  if (stopping !== undefined) await awaitStop(location.dir, stopping);
 }
