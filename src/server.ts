@@ -6,6 +6,7 @@ import { StartupError } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
 import type { Logger } from './log';
+import { recordServeOrigin } from './identity/serve-origin';
 import { hasAnyUser } from './identity/users';
 
 export interface RunningServer {
@@ -90,30 +91,30 @@ function closeServer(server: ServerType): Promise<void> {
 /** `ledger serve`: migrate, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR. */
 export async function startServer(config: Config, log: Logger, options: ServeOptions = {}): Promise<RunningServer> {
   const store = await openStore(config);
-  const app = createApp({ db: store.database.db, config, log });
-  let listening: { server: ServerType; url: string };
+  let listening: { server: ServerType; url: string } | undefined;
   let web: { server: ServerType; url: string } | undefined;
+  let needsFirstUser: boolean;
   try {
+    const app = createApp({ db: store.database.db, config, log });
     listening = await listen(app.fetch, config.bind, 'BIND_ADDR', options);
-    if (config.webBind) {
-      web = await listen(createWebApp(config).fetch, config.webBind, 'WEB_BIND_ADDR', options).catch(async (error) => {
-        await closeServer(listening.server);
-        throw error;
-      });
-    }
+    if (config.webBind) web = await listen(createWebApp(config).fetch, config.webBind, 'WEB_BIND_ADDR', options);
+    await recordServeOrigin(store.database.db, config.apiOrigin);
+    needsFirstUser = !(await hasAnyUser(store.database.db));
   } catch (error) {
+    // Issue 25 item 15: a start that fails stops what it started, the embedded cluster included.
+    await Promise.all([listening && closeServer(listening.server), web && closeServer(web.server)]);
     await closeStore(store);
     throw error;
   }
-  const needsFirstUser = !(await hasAnyUser(store.database.db));
-  log.info('listening', { url: listening.url, web: web?.url ?? null, database: store.database.backend });
+  const api = listening;
+  log.info('listening', { url: api.url, web: web?.url ?? null, database: store.database.backend });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await Promise.all([closeServer(listening.server), web ? closeServer(web.server) : undefined]);
+      await Promise.all([closeServer(api.server), web ? closeServer(web.server) : undefined]);
       await closeStore(store);
       log.info('stopped');
     })());
-  return { url: listening.url, webUrl: web?.url, needsFirstUser, stop };
+  return { url: api.url, webUrl: web?.url, needsFirstUser, stop };
 }

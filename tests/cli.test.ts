@@ -14,8 +14,8 @@ import { authenticateBearer, mintToken } from '../src/identity/tokens';
 import { CLI_ACTOR } from '../src/book/changes';
 import { postTransaction } from '../src/book/transactions';
 import { BACKENDS, openTestDatabase, postgresAvailable, type TestDatabase } from './support/databases';
-import { newDataRoot, withEmbeddedDb } from './support/embedded';
-import { lastLine, runLedger, runLedgerInProcess, type CliResult } from './support/processes';
+import { newDataRoot, stopEmbedded, withEmbeddedDb } from './support/embedded';
+import { freePort, lastLine, runLedger, runLedgerInProcess, startServe, type CliResult, type ServeProcess } from './support/processes';
 
 // Spec: Admin commands; D1 (scriptable output, one-line errors), D5 (mint-token). README: Admin
 // commands. Commands run as real `ledger` processes against a real database: a cloned PostgreSQL
@@ -391,3 +391,67 @@ describe('ledger usage errors (README: every failure is one line on stderr start
     expect(lines[0]).toMatch(/^ledger: /);
   });
 });
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend === 'postgres' && !postgresAvailable())(
+    `issue 25 item 14 (D5): mint-token audiences its token to the API_ORIGIN of the running server, not its own [${backend}]`,
+    () => {
+      const SERVED = 'https://books.example';
+      let database: TestDatabase | undefined;
+      let root: string;
+      let env: Record<string, string>;
+      let server: ServeProcess | undefined;
+
+      beforeAll(async () => {
+        root = newDataRoot(`ledger-audience-${backend}-`);
+        if (backend === 'postgres') database = await openTestDatabase('postgres');
+        env = { DATABASE_URL: database ? database.url : `file:${path.join(root, 'data')}` };
+        const added = await runLedger(['user', 'add', 'treasurer@example.com'], { env, cwd: root });
+        expect(added.code, added.stderr).toBe(0);
+      }, 90_000);
+      afterAll(async () => {
+        await server?.kill();
+        await database?.close();
+        if (!database) await stopEmbedded(path.join(root, 'data'));
+        rmSync(root, { recursive: true, force: true });
+      });
+
+      const accountsWith = (token: string) => fetch(`${server!.url}/accounts`, { headers: { authorization: `Bearer ${token}` } });
+
+      it('with no server ever started: the token is for the command\'s own API_ORIGIN, and nothing is said', async () => {
+        const minted = await runLedger(['mint-token', 'treasurer@example.com'], { env, cwd: root });
+        expect(minted.stderr).toBe('');
+        expect(lastLine(minted)).toMatch(/^lg_/);
+      }, 60_000);
+
+      it('run without the server\'s API_ORIGIN while serve runs with its own: one line on stderr naming both, and the token works on that server', async () => {
+        server = await startServe({ env: { ...env, API_ORIGIN: SERVED, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' }, cwd: root });
+        const minted = await runLedger(['mint-token', 'treasurer@example.com', '--label', 'from a bare shell'], { env, cwd: root });
+        expect(minted.code).toBe(0);
+        expect(minted.stderr).toBe(
+          `ledger: API_ORIGIN here is ${DEFAULT_API_ORIGIN}, but ledger serve runs with ${SERVED} (recorded at its last start): the token is for ${SERVED}\n`,
+        );
+        expect((await accountsWith(lastLine(minted))).status, 'the server accepts the token (it refused it with 401)').toBe(200);
+      }, 60_000);
+
+      it('with the server\'s own API_ORIGIN (any spelling of it): nothing is said, and the token works', async () => {
+        const minted = await runLedger(['mint-token', 'treasurer@example.com'], { env: { ...env, API_ORIGIN: 'HTTPS://Books.Example/' }, cwd: root });
+        expect(minted.stderr).toBe('');
+        expect((await accountsWith(lastLine(minted))).status).toBe(200);
+      }, 60_000);
+
+      it('after serve restarts with another API_ORIGIN, tokens are minted for the new one', async () => {
+        await server!.stop();
+        server = await startServe({ env: { ...env, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' }, cwd: root });
+        const minted = await runLedger(['mint-token', 'treasurer@example.com'], { env, cwd: root });
+        expect(minted.stderr).toBe('');
+        expect((await accountsWith(lastLine(minted))).status).toBe(200);
+        const elsewhere = await runLedger(['mint-token', 'treasurer@example.com'], { env: { ...env, API_ORIGIN: SERVED }, cwd: root });
+        expect(elsewhere.stderr).toMatch(new RegExp(`^ledger: API_ORIGIN here is ${SERVED}, but ledger serve runs with ${DEFAULT_API_ORIGIN} .*\\n$`));
+        expect((await accountsWith(lastLine(elsewhere))).status).toBe(200);
+        await server!.stop();
+        server = undefined;
+      }, 90_000);
+    },
+  );
+}

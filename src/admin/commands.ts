@@ -5,6 +5,7 @@ import type { Db } from '../db/database';
 import { invalid } from '../errors';
 import { generatePassword } from '../identity/passwords';
 import { describeIssues, requiredText } from '../text';
+import { recordedServeOrigin } from '../identity/serve-origin';
 import { MINTED_TOKEN_MAX_DAYS, mintToken } from '../identity/tokens';
 import { addUser, findUserByEmail, listUsers, normaliseEmail, removeUser, resetPassword } from '../identity/users';
 
@@ -40,8 +41,11 @@ export function parseAdminRequest(input: unknown) {
   return result.output;
 }
 
-/** Runs one admin command; returns the lines for stdout. Refusals are thrown (one line on stderr). */
-export async function runAdminRequest(db: Db, config: Config, input: unknown): Promise<string[]> {
+/**
+ * Runs one admin command; returns the lines for stdout. Refusals are thrown (one line on stderr);
+ * `note` takes a line for stderr about a command that goes on (issue 25 item 14).
+ */
+export async function runAdminRequest(db: Db, config: Config, input: unknown, note: (line: string) => void = () => {}): Promise<string[]> {
   const request = parseAdminRequest(input);
   switch (request.op) {
     case 'user.add': {
@@ -73,14 +77,28 @@ export async function runAdminRequest(db: Db, config: Config, input: unknown): P
     case 'mint-token': {
       const user = await findUserByEmail(db, request.email);
       if (!user) throw invalid(`no user ${normaliseEmail(request.email)}`);
+      const audience = await tokenAudience(db, config, note);
       const token = await mintToken(db, {
         userId: user.id,
         label: request.label,
         days: request.days,
-        audience: config.apiOrigin,
+        audience,
       });
       // D1: the token alone on the last line of stdout; it cannot be shown again.
       return [`token for ${user.email}, valid ${request.days} days; it is shown only now:`, token];
     }
   }
+}
+
+/**
+ * Issue 25 item 14 (D5): the audience of a minted token is the API_ORIGIN of the server that will
+ * check it. The one `ledger serve` recorded at its last start wins over this process's own (a shell
+ * without the service's environment), and a different one is said in one line; with no server
+ * ever started, ours.
+ */
+async function tokenAudience(db: Db, config: Config, note: (line: string) => void): Promise<string> {
+  const served = await recordedServeOrigin(db);
+  if (served === undefined || served === config.apiOrigin) return config.apiOrigin;
+  note(`API_ORIGIN here is ${config.apiOrigin}, but ledger serve runs with ${served} (recorded at its last start): the token is for ${served}`);
+  return served;
 }

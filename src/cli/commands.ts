@@ -57,7 +57,7 @@ export function ledgerCommand(io: CliIo, state: { failed: boolean }, serve?: Com
 
   const admin = async (build: () => AdminRequest): Promise<void> => {
     try {
-      const lines = await executeAdminRequest(loadConfig(io.env), build());
+      const lines = await executeAdminRequest(loadConfig(io.env), build(), (line) => io.err(`ledger: ${line}\n`));
       for (const line of lines) io.out(`${line}\n`);
     } catch (error) {
       fail(explain(error));

@@ -401,6 +401,21 @@ export const importLines = pgTable(
   ],
 );
 
+/**
+ * Issue 25 item 14 (D5): the API_ORIGIN of the last `ledger serve` started on this database, the
+ * audience its bearer tokens must name. `ledger mint-token` audiences its token to it rather than
+ * to an API_ORIGIN of its own that the server would refuse. One row, written at each start.
+ */
+export const serveOrigin = pgTable(
+  'serve_origin',
+  {
+    id: integer('id').primaryKey().default(1),
+    apiOrigin: text('api_origin').notNull(),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+  },
+  (t) => [check('serve_origin_single_row', sql`${t.id} = 1`)],
+);
+
 export type User = typeof users.$inferSelect;
 export type Account = typeof accounts.$inferSelect;
 export type AccountKind = (typeof accountKind.enumValues)[number];
