@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { beforeAll, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
+import { bookRequests } from './support/book';
 import { describeEachDatabase, type Harness } from './support/harness';
 import { json } from './support/http';
 
@@ -22,23 +23,11 @@ describeEachDatabase('corrections and the change log (D15)', (h) => {
   const browser = () => new Browser(h);
   let person: Browser;
 
-  const api = (method: string, path: string, body?: unknown) => h.call(token, method, path, body);
+  const { api, move, post } = bookRequests(h, () => token, () => ids);
   const changes = async (query = '') => (await json(await api('GET', `/changes?limit=500${query}`))).changes as Json[];
   const latest = async () => (await changes())[0];
 
-  const tx = (description: string, cents: number, on = '2026-03-01', from = 'Bank', to = 'Food') => ({
-    occurred_on: on,
-    description,
-    entries: [
-      { account_id: ids[to]!, amount_cents: cents },
-      { account_id: ids[from]!, amount_cents: -cents },
-    ],
-  });
-  const post = async (body: unknown): Promise<number> => {
-    const res = await api('POST', '/transactions', body);
-    expect(res.status, await res.clone().text()).toBe(201);
-    return (await json(res)).id;
-  };
+  const tx = (description: string, cents: number, on = '2026-03-01', from = 'Bank', to = 'Food') => move(description, cents, on, from, to);
 
   beforeAll(async () => {
     email = 'treasurer@corrections.example';

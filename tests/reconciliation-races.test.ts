@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, rowsOf, type Database } from '../src/db/database';
 import { createApp, type App } from '../src/http/app';
+import { bookRequests } from './support/book';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -32,21 +33,7 @@ async function race(round: number, first: () => Promise<Response>, second: () =>
 describeEachDatabase('races on the locks of reconciliation and closed periods (D20)', (h) => {
   let token: string;
   const ids: Record<string, number> = {};
-  const api = (method: string, path: string, body?: unknown) => h.call(token, method, path, body);
-  /** Money out of `from` into `to` (the entry on `to` is the debit). */
-  const tx = (description: string, cents: number, on: string, from: string, to: string) => ({
-    occurred_on: on,
-    description,
-    entries: [
-      { account_id: ids[to]!, amount_cents: cents },
-      { account_id: ids[from]!, amount_cents: -cents },
-    ],
-  });
-  const post = async (body: unknown): Promise<number> => {
-    const res = await api('POST', '/transactions', body);
-    expect(res.status, await res.clone().text()).toBe(201);
-    return (await json(res)).id;
-  };
+  const { api, move: tx, post } = bookRequests(h, () => token, () => ids);
   const status = async (account: string, asOf: string) => json(await api('GET', `/accounts/${ids[account]}/reconciliation?as_of=${asOf}`));
   /** The account's reconciled entries summed as stored (debit positive), read straight from the database. */
   const storedReconciledSum = async (account: string): Promise<number> => {

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeUser } from '../src/identity/users';
+import { bookRequests } from './support/book';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -20,23 +21,9 @@ describeEachDatabase('reconciliation and closed periods (D20)', (h) => {
   let mcp: Client;
   const email = 'treasurer@reconcile.example';
 
-  const api = (method: string, path: string, body?: unknown) => h.call(token, method, path, body);
+  const { api, move: tx, post } = bookRequests(h, () => token, () => ids);
   const changeCount = async () => (await json(await api('GET', '/changes?limit=500'))).changes.length as number;
   const latestChange = async () => (await json(await api('GET', '/changes?limit=1'))).changes[0];
-  /** Money moved from `from` to `to` (the entry on `to` is the debit). */
-  const tx = (description: string, cents: number, on: string, from: string, to: string) => ({
-    occurred_on: on,
-    description,
-    entries: [
-      { account_id: ids[to]!, amount_cents: cents },
-      { account_id: ids[from]!, amount_cents: -cents },
-    ],
-  });
-  const post = async (body: unknown): Promise<number> => {
-    const res = await api('POST', '/transactions', body);
-    expect(res.status, await res.clone().text()).toBe(201);
-    return (await json(res)).id;
-  };
   const reconcile = (account: string, body: unknown) => api('POST', `/accounts/${ids[account]}/reconciliations`, body);
   const status = async (account: string, asOf?: string) =>
     json(await api('GET', `/accounts/${ids[account]}/reconciliation${asOf ? `?as_of=${asOf}` : ''}`));
