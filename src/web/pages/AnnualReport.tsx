@@ -27,10 +27,19 @@ interface YearFigures {
   sheet: BalanceSheet;
 }
 
+/**
+ * The last day a year's figures reach: its 31 December, or today for the running year (issue 25
+ * item 11: the running year is reported so far, at today, not at a 31 December still to come).
+ */
+function lastDayOf(year: number): string {
+  const now = today();
+  return Number(now.slice(0, 4)) === year ? now : `${year}-12-31`;
+}
+
 async function figuresOf(year: number): Promise<YearFigures> {
   const [statement, sheet] = await Promise.all([
-    api<IncomeStatement>('GET', withQuery('/reports/income-statement', { from: `${year}-01-01`, to: `${year}-12-31` })),
-    api<BalanceSheet>('GET', withQuery('/reports/balance-sheet', { as_of: `${year}-12-31` })),
+    api<IncomeStatement>('GET', withQuery('/reports/income-statement', { from: `${year}-01-01`, to: lastDayOf(year) })),
+    api<BalanceSheet>('GET', withQuery('/reports/balance-sheet', { as_of: lastDayOf(year) })),
   ]);
   return { year, statement, sheet };
 }
@@ -119,12 +128,13 @@ function Statements({ shown }: { shown: YearFigures[] }) {
   const years = shown.map((figures) => String(figures.year));
   const statements = shown.map((figures) => figures.statement);
   const sheets = shown.map((figures) => figures.sheet);
+  const running = lastDayOf(reported.year) !== `${reported.year}-12-31`;
   return (
     <>
       <Statement
         id="annual-statement-heading"
         title={words.incomeStatement}
-        period={`From ${formatDate(reported.statement.from)} to ${formatDate(reported.statement.to)}`}
+        period={`From ${formatDate(reported.statement.from)} to ${formatDate(reported.statement.to)}${running ? ' (so far)' : ''}`}
         years={years}
       >
         <SectionRows title={words.kinds.income} sections={statements.map((s) => s.income)} />
@@ -133,7 +143,12 @@ function Statements({ shown }: { shown: YearFigures[] }) {
           <FigureRow name="Result for the year" figures={statements.map((s) => s.net_cents)} className="total result" />
         </tbody>
       </Statement>
-      <Statement id="annual-sheet-heading" title={words.balanceSheet} period={`At ${formatDate(`${reported.year}-12-31`)}`} years={years}>
+      <Statement
+        id="annual-sheet-heading"
+        title={words.balanceSheet}
+        period={running ? `So far, at ${formatDate(lastDayOf(reported.year))}` : `At ${formatDate(`${reported.year}-12-31`)}`}
+        years={years}
+      >
         <SectionRows title={words.kinds.asset} sections={sheets.map((s) => s.assets)} />
         <SectionRows title={words.kinds.liability} sections={sheets.map((s) => s.liabilities)} />
         <SectionRows title={words.kinds.equity} sections={sheets.map((s) => s.equity)} />

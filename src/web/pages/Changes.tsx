@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, withQuery, type Account, type BookSettings, type Change, type Reconciliation, type Transaction } from '../api';
+import { api, ApiError, withQuery, type Account, type BookSettings, type Change, type Reconciliation, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, Loading, PageHeading } from '../components';
 import { formatCents, formatDate } from '../money';
@@ -57,13 +57,19 @@ function reconciliationChanged(change: Change, accountName: (id: number) => stri
   return change.action === 'delete' ? `undid the reconciliation of ${statement}` : `reconciled ${statement}`;
 }
 
+/** Issue 25 item 7: when a change was made, to the minute, in the person's time zone ("on 3 Mar 2026 at 14:05"). */
+function timeOf(at: string): string {
+  const when = new Date(at);
+  return `${when.toLocaleDateString(undefined, { dateStyle: 'medium' })} at ${when.toLocaleTimeString(undefined, { timeStyle: 'short' })}`;
+}
+
 /**
  * One record in plain words: who ("You" for the person reading it: shorter, so a phone shows each
  * record in a few lines, issue 6/7 finding 8), what, when, through what.
  */
 export function describeChange(change: Change, reader?: string, accountName: (id: number) => string | undefined = () => undefined): string {
   const who = change.actor_email === null ? 'An admin command' : change.actor_email.toLowerCase() === reader?.toLowerCase() ? 'You' : change.actor_email;
-  const at = `on ${formatDate(change.at.slice(0, 10))}, ${through(change)}`;
+  const at = `on ${timeOf(change.at)}, ${through(change)}`;
   if (change.subject === 'reconciliation') return `${who} ${reconciliationChanged(change, accountName)} ${at}.`;
   if (change.subject === 'settings' && change.action === 'update') {
     return `${who} ${settingsChanged(change.before as Partial<BookSettings>, change.after as Partial<BookSettings>)} ${at}.`;
@@ -82,13 +88,37 @@ export function describeChange(change: Change, reader?: string, accountName: (id
   return `${who} ${what} ${at}.`;
 }
 
-/** D15: the history of the book, or of one transaction or account (?subject=&subject_id=). */
+const isUndoable = (c: Change) => c.subject === 'transaction' && c.action === 'delete' && c.subject_id !== null;
+/** The newest delete of transaction `id` shown (the one a restore undoes: D15 restores from the last delete). */
+const isUndoableOf = (id: number) => (c: Change) => isUndoable(c) && c.subject_id === id;
+
+/** Whether transaction `id` is absent now (GET /transactions/{id} answers 404). */
+async function isAbsent(id: number): Promise<boolean> {
+  try {
+    await api('GET', `/transactions/${id}`);
+    return false;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return true;
+    throw e;
+  }
+}
+
+/**
+ * D15: the history of the book, or of one transaction or account (?subject=&subject_id=), of the
+ * days chosen (D15 `from`/`to`, issue 25 item 7). An Undo stands beside a delete only while the
+ * transaction is absent (not beside one restored since); what an undo did is said until the next
+ * action.
+ */
 export function Changes() {
   const { path, me, closedThrough } = useApp();
   const search = path.split('?')[1] ?? '';
   const [changes, setChanges] = useState<Change[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [days, setDays] = useState({ from: '', to: '' });
+  /** Whether each deleted transaction shown is absent now (true), or back (false); unknown until asked. */
+  const [absent, setAbsent] = useState<Record<number, boolean>>({});
+  const [restored, setRestored] = useState<string | null>(null);
   // D20: a reconciliation record names its account by id.
   const [accounts, setAccounts] = useState<Account[]>([]);
   useEffect(() => {
@@ -100,28 +130,40 @@ export function Changes() {
     async (before?: number) => {
       try {
         const params = new URLSearchParams(search);
-        const filter = { subject: params.get('subject') ?? undefined, subject_id: params.get('subject_id') ?? undefined };
+        const filter = { subject: params.get('subject') ?? undefined, subject_id: params.get('subject_id') ?? undefined, ...days };
         const page = await api<{ changes: Change[]; next_before: number | null }>(
           'GET',
           withQuery('/changes', { ...filter, before: before === undefined ? undefined : String(before) }),
         );
+        const deletedIds = [...new Set(page.changes.filter(isUndoable).map((c) => c.subject_id!))];
+        const found = await Promise.all(deletedIds.map(async (id) => [id, await isAbsent(id)] as const));
+        setAbsent((known) => ({ ...known, ...Object.fromEntries(found) }));
         setChanges((shown) => (before === undefined ? page.changes : [...(shown ?? []), ...page.changes]));
         setNext(page.next_before);
+        setError(null);
       } catch (e) {
         setError((e as Error).message);
       }
     },
-    [search],
+    [search, days],
   );
   useEffect(() => void load(), [load]);
+
+  /** Any other action ends what the last undo said (issue 25 item 7). */
+  const act = (action: () => void) => {
+    setRestored(null);
+    action();
+  };
 
   const undo = async (change: Change) => {
     // D20: a deleted transaction in the closed period stays deleted: said before asking.
     const refusal = closedBooksRefusal((change.before as Transaction).occurred_on, closedThrough, 'restored');
     if (refusal) return setError(refusal);
     setError(null);
+    setRestored(null);
     try {
       await api('POST', `/transactions/${change.subject_id}/restore`);
+      setRestored(`Restored “${String((change.before as Transaction).description)}”.`);
       await load();
     } catch (e) {
       setError((e as Error).message);
@@ -131,17 +173,35 @@ export function Changes() {
   return (
     <main>
       <PageHeading>History</PageHeading>
+      <div className="row" role="search" aria-label="Days">
+        <label>
+          From
+          <input type="date" value={days.from} aria-describedby="history-days" onChange={(e) => act(() => setDays({ ...days, from: e.target.value }))} />
+        </label>
+        <label>
+          To
+          <input type="date" value={days.to} aria-describedby="history-days" onChange={(e) => act(() => setDays({ ...days, to: e.target.value }))} />
+        </label>
+      </div>
+      <p id="history-days" className="muted small">
+        The days of the changes, as the server counts them (UTC); the times shown are yours.
+      </p>
+      {restored && (
+        <p role="status" className="notice">
+          {restored}
+        </p>
+      )}
       <ErrorNote error={error} />
       {!changes ? (
         error ? null : <Loading />
       ) : changes.length === 0 ? (
-        <p>Nothing has changed yet.</p>
+        <p>{days.from || days.to ? 'Nothing changed on those days.' : 'Nothing has changed yet.'}</p>
       ) : (
         <ol className="plain history">
           {changes.map((c) => (
             <li key={c.id}>
               <span>{describeChange(c, me?.email, accountName)}</span>
-              {c.subject === 'transaction' && c.action === 'delete' && (
+              {isUndoable(c) && absent[c.subject_id!] === true && changes.find(isUndoableOf(c.subject_id!)) === c && (
                 <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
                   Undo
                 </button>
@@ -151,7 +211,7 @@ export function Changes() {
         </ol>
       )}
       {next !== null && (
-        <button type="button" className="secondary" onClick={() => void load(next)}>
+        <button type="button" className="secondary" onClick={() => act(() => void load(next))}>
           Load more
         </button>
       )}

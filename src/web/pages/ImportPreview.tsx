@@ -124,12 +124,12 @@ export function ImportPreview({
             <tbody>
               {preview.lines.map((line) => (
                 <tr key={line.line} className={line.duplicate_of === null ? undefined : 'duplicate'}>
-                  <td className="num">{line.line}</td>
+                  <td className="num" data-label="Line">{line.line}</td>
                   <td className="nowrap">{formatDate(line.occurred_on)}</td>
                   <td>{line.description}</td>
-                  <td className="num">{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
-                  <td className="num">{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
-                  <td>{names.get(line.counter_account_id)}</td>
+                  <td className="num" data-label="Money in">{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
+                  <td className="num" data-label="Money out">{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
+                  <td data-label="Booked against">{names.get(line.counter_account_id)}</td>
                   <td>
                     {notes(line, rules, names)}
                     {line.match_of !== null && (

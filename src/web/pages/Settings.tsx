@@ -5,7 +5,16 @@ import { ErrorNote, Loading, PageHeading, Scroll, TableHead, useSubmit } from '.
 import { bookCurrencies, formatCents, formatDate } from '../money';
 import { enrolPasskey } from '../passkeys';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+/**
+ * Issue 25 item 11: one way of writing a moment on the page, in the person's time zone: the date
+ * as every page writes it ("Nov 26, 2026"), and the time to the minute where there is one.
+ */
+const dayOf = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+const when = (iso: string | null) => (iso ? `${dayOf(iso)} at ${new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'short' })}` : 'never');
+
+/** Issue 25 item 11: a connection as the revoke question names it, so that two of one app are told apart. */
+const connectionInWords = (c: Connection) =>
+  `${c.client_name}${c.label ? ` “${c.label}”` : ''} (last used ${when(c.last_used_at)}, expires ${when(c.expires_at)})`;
 
 /** Asks first, then acts and reloads; a refusal is shown by the section it belongs to. */
 function useConfirmed(reload: () => Promise<void>) {
@@ -157,7 +166,7 @@ function PasskeysSection({ passkeys, reload }: { passkeys: Passkey[]; reload(): 
         {passkeys.map((p) => (
           <li key={p.id} className="row">
             <span>
-              {p.name} — added {formatDate(p.created_at.slice(0, 10))}, last used {when(p.last_used_at)}
+              {p.name} — added {dayOf(p.created_at)}, last used {when(p.last_used_at)}
             </span>
             <button
               type="button"
@@ -204,8 +213,8 @@ function ConnectionsSection({ connections, reload }: { connections: Connection[]
                     <button
                       type="button"
                       className="secondary"
-                      aria-label={`Revoke ${c.client_name}`}
-                      onClick={() => void revoke.run('DELETE', `/auth/tokens/${c.id}`, `Revoke access for ${c.client_name}?`)}
+                      aria-label={`Revoke ${c.client_name}${c.label ? ` ${c.label}` : ''}`}
+                      onClick={() => void revoke.run('DELETE', `/auth/tokens/${c.id}`, `Revoke access for ${connectionInWords(c)}?`)}
                     >
                       Revoke
                     </button>

@@ -1,0 +1,123 @@
+import { apiPage, withQuery, type Account, type ListedTransaction } from '../api';
+import { useApp } from '../app';
+import { Money, TableHead } from '../components';
+import { formatDate } from '../money';
+import { amountMoved, directionOf } from '../../book/rules';
+import type { BookStyle } from '../api';
+
+// Issue 25 item 10: the Transactions page on paper. What prints is the list of the chosen dates
+// (and search, and account), every row of it, under the book's name, the period and the totals;
+// the form, the search boxes and the buttons stay on the screen (the print rules of styles.css).
+
+/** What the list asks for (D15): the dates, the words or amount, the account. */
+export interface ListQuery {
+  from: string;
+  to: string;
+  q: string;
+  account_id: string;
+}
+
+/** The book as a page names it (D12: the book style's words; a book keeps no other name). */
+const BOOK_NAME: Record<BookStyle, string> = { personal: 'Household book', club: 'Club book' };
+
+/** Every transaction the list's query finds, page after page (D15 `limit` and `cursor`), for print. */
+export async function everyTransaction(query: ListQuery): Promise<ListedTransaction[]> {
+  const all: ListedTransaction[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await apiPage<ListedTransaction>(withQuery('/transactions', { ...query, limit: '1000', cursor }));
+    all.push(...page.items);
+    cursor = page.next ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+/** The period of the list in words ("from 1 May 2026 to 31 May 2026"; the whole book without dates). */
+export function periodOf({ from, to }: { from: string; to: string }): string {
+  if (from && to) return `from ${formatDate(from)} to ${formatDate(to)}`;
+  if (from) return `from ${formatDate(from)} on`;
+  if (to) return `up to ${formatDate(to)}`;
+  return 'the whole book';
+}
+
+/**
+ * The printed list: the book's name, the period (with the search and the account when there is
+ * one), every transaction in the list's order, and the totals of money in, out and moved (D12
+ * words), each a sum of what the transactions moved.
+ */
+export function PrintedList({ list, query, accounts, complete }: { list: ListedTransaction[]; query: ListQuery; accounts: Account[]; complete: boolean }) {
+  const { bookStyle, words } = useApp();
+  const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
+  const totals = { in: 0, out: 0, move: 0, split: 0 };
+  for (const t of list) totals[directionOf(t.entries, kindOf)] += amountMoved(t.entries);
+  const account = accounts.find((a) => String(a.id) === query.account_id);
+  const narrowed = [query.q && `matching “${query.q}”`, account && `on ${account.name}`].filter(Boolean).join(', ');
+  return (
+    <section className="print-only printed-list" aria-label="Printed list">
+      <p className="print-title">
+        <strong>{BOOK_NAME[bookStyle]}</strong> — transactions {periodOf(query)}
+        {narrowed && `, ${narrowed}`}
+      </p>
+      {!complete && <p>Only the first {list.length} are shown here: the page’s Print button prints every one.</p>}
+      <table>
+        <TableHead columns={['Date', 'Description', 'What happened', 'Amount']} numeric={['Amount']} />
+        <tbody>
+          {list.map((t) => {
+            const direction = directionOf(t.entries, kindOf);
+            const to = t.entries.find((e) => e.amount_cents > 0);
+            const from = t.entries.find((e) => e.amount_cents < 0);
+            return (
+              <tr key={t.id}>
+                <td>{formatDate(t.occurred_on)}</td>
+                <td>{t.description}</td>
+                <td>
+                  {words.happened[direction]}
+                  {direction === 'split' ? `: ${t.entries.map((e) => e.account_name).join(', ')}` : ` from ${from!.account_name} to ${to!.account_name}`}
+                </td>
+                <td className="num">
+                  <Money cents={amountMoved(t.entries)} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+        <tbody>
+          <tr className="total">
+            <th scope="row" colSpan={3}>
+              {list.length === 1 ? '1 transaction' : `${list.length} transactions`}: {words.happened.in}
+            </th>
+            <td className="num">
+              <Money cents={totals.in} />
+            </td>
+          </tr>
+          <tr className="total">
+            <th scope="row" colSpan={3}>
+              {words.happened.out}
+            </th>
+            <td className="num">
+              <Money cents={totals.out} />
+            </td>
+          </tr>
+          <tr className="total">
+            <th scope="row" colSpan={3}>
+              {words.happened.move}
+            </th>
+            <td className="num">
+              <Money cents={totals.move} />
+            </td>
+          </tr>
+          {totals.split > 0 && (
+            <tr className="total">
+              <th scope="row" colSpan={3}>
+                {words.happened.split}
+              </th>
+              <td className="num">
+                <Money cents={totals.split} />
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </section>
+  );
+}
