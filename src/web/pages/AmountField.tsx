@@ -4,9 +4,10 @@ import { formatCents, readAmount } from '../money';
 /**
  * D19: an amount as a person types it, with what the app understood shown beside it as money
  * (or why it cannot understand it) before anything is saved. `signed` allows a leading minus
- * (the lines of a split).
+ * (the lines of a split, an overdrawn opening balance); `optional` lets it stay empty (an opening
+ * balance, issue 25 item 1); `hint` says how to answer, read with the field.
  */
-export function AmountField(props: { label: string; value: string; onChange(value: string): void; signed?: boolean; placeholder?: string }) {
+export function AmountField(props: { label: string; value: string; onChange(value: string): void; signed?: boolean; optional?: boolean; placeholder?: string; hint?: string }) {
   const id = useId();
   const reading = props.value.trim() === '' ? null : readAmount(props.value, { signed: props.signed });
   const refused = reading !== null && 'error' in reading;
@@ -16,14 +17,19 @@ export function AmountField(props: { label: string; value: string; onChange(valu
         {props.label}
         <input
           inputMode="decimal"
-          required
+          required={!props.optional}
           placeholder={props.placeholder}
           value={props.value}
           aria-invalid={refused || undefined}
-          aria-describedby={id}
+          aria-describedby={props.hint ? `${id}-hint ${id}` : id}
           onChange={(e) => props.onChange(e.target.value)}
         />
       </label>
+      {props.hint && (
+        <span id={`${id}-hint`} className="muted amount-hint">
+          {props.hint}
+        </span>
+      )}
       <output id={id} className={refused ? 'amount-reading error' : 'amount-reading'} aria-live="polite">
         {reading === null ? '' : 'cents' in reading ? `= ${formatCents(reading.cents)}` : reading.error}
       </output>

@@ -1,15 +1,18 @@
-import { useState } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { api, type Account } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
-import { formatCents, formatDate, today } from '../money';
+import { formatCents, formatDate, readAmount, today } from '../money';
+import { BALANCE_MOVES, OWED_WORDS, type Words } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
-import { twoEntries, type AccountKind } from '../../book/rules';
+import { directionOf, naturalBalance, twoEntries, type AccountKind } from '../../book/rules';
 
 type Mode = 'in' | 'out' | 'move' | 'split';
-type Simple = Exclude<Mode, 'split'>;
+/** Money in, money out, a move: one amount between two accounts (D6). */
+export type Simple = Exclude<Mode, 'split'>;
+type Entry = { account_id: number; amount_cents: number };
 
 /**
  * For each simple mode: the label of the account that receives (+amount) and of the one that
@@ -22,6 +25,49 @@ const LABELS: Record<Simple, { receives: string; gives: string; receivesFirst: b
   move: { receives: 'To', gives: 'From', receivesFirst: false, receiveKinds: ['asset', 'liability'], giveKinds: ['asset', 'liability'] },
 };
 
+/** A simple transaction as its form holds it: the mode, the typed amount and the two accounts' ids. */
+export interface Movement {
+  mode: Simple;
+  amount: string;
+  receives: string;
+  gives: string;
+}
+
+/**
+ * Issue 25 item 5: the simple form a two-entry transaction was recorded in (money in, out or a
+ * move: D6's directionOf, with the kinds that form offers on each side), or null when it fits
+ * none (more entries, or accounts no simple form offers): the split lines then.
+ */
+export function movementOf(entries: readonly Entry[], accounts: Account[]): { mode: Simple; cents: number; receives: number; gives: number } | null {
+  const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
+  const direction = directionOf(entries, kindOf);
+  if (direction === 'split') return null;
+  const to = entries.find((e) => e.amount_cents > 0)!;
+  const from = entries.find((e) => e.amount_cents < 0)!;
+  const fits = LABELS[direction].receiveKinds.includes(kindOf(to.account_id)!) && LABELS[direction].giveKinds.includes(kindOf(from.account_id)!);
+  return fits ? { mode: direction, cents: to.amount_cents, receives: to.account_id, gives: from.account_id } : null;
+}
+
+/**
+ * The two entries of a simple form (D6: the account that receives gets +amount, the one that
+ * gives −amount) and the save confirmation's words for it; a sentence thrown when it is not
+ * filled in properly.
+ */
+export function movementEntries(movement: Movement, accounts: Account[], words: Words): { entries: Entry[]; said: string } {
+  const cents = amountOrThrow(movement.amount);
+  if (cents === 0) throw new Error('Enter an amount more than zero.');
+  if (!movement.receives || !movement.gives) throw new Error('Choose both accounts.');
+  if (movement.receives === movement.gives) throw new Error('Choose two different accounts.');
+  const name = (id: string) => accounts.find((a) => String(a.id) === id)?.name ?? '';
+  return {
+    entries: twoEntries({ to_account_id: Number(movement.receives), from_account_id: Number(movement.gives), amount_cents: cents }),
+    said: `${words.happened[movement.mode]} ${formatCents(cents)}, from ${name(movement.gives)} to ${name(movement.receives)}`,
+  };
+}
+
+/** The confirmation of a save, in words (issue 6/7 finding 4, issue 25 item 5). */
+export const savedInWords = (description: string, date: string, said: string) => `Saved “${description.trim()}” of ${formatDate(date)}: ${said}.`;
+
 /** D19: a date more than a year from today is asked about before saving (a typo like 2062 hides on Home and Reports). */
 export function confirmFarDate(date: string): void {
   const days = Math.abs(Date.parse(date) - Date.parse(today())) / 86_400_000;
@@ -30,20 +76,41 @@ export function confirmFarDate(date: string): void {
   }
 }
 
-function ModeChoice({ mode, onChange }: { mode: Mode; onChange(mode: Mode): void }) {
+/**
+ * Issue 25 item 4: a confirmation (a save, a delete with its undo) announced to screen readers
+ * (role=status, present before its words arrive) and scrolled into view each time `said`
+ * changes, where the person would otherwise not see it; with `focus`, it also takes the focus
+ * (the control that was used is gone).
+ */
+export function Notice({ said, focus = false, children }: { said: string | null; focus?: boolean; children?: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!said || !ref.current) return;
+    ref.current.scrollIntoView({ block: 'nearest' });
+    if (focus) ref.current.focus({ preventScroll: true });
+  }, [said, focus]);
+  return (
+    <div ref={ref} role="status" className={said ? 'notice' : undefined} tabIndex={focus && said ? -1 : undefined}>
+      {said && (children ?? said)}
+    </div>
+  );
+}
+
+function ModeChoice({ mode, onChange, split = true }: { mode: Mode; onChange(mode: Mode): void; split?: boolean }) {
   const { words } = useApp();
+  const name = useId();
   const modes = [
     ['in', words.moneyIn],
     ['out', words.moneyOut],
     ['move', words.move],
-    ['split', 'Split (advanced)'],
+    ...(split ? [['split', 'Split (advanced)'] as const] : []),
   ] as const;
   return (
     <fieldset className="modes">
       <legend>What happened?</legend>
       {modes.map(([value, label]) => (
         <label key={value} className="mode">
-          <input type="radio" name="mode" value={value} checked={mode === value} onChange={() => onChange(value)} />
+          <input type="radio" name={name} value={value} checked={mode === value} onChange={() => onChange(value)} />
           {label}
         </label>
       ))}
@@ -68,6 +135,96 @@ export function DateAndDescription(props: { date: string; description: string; o
 }
 
 /**
+ * Issue 25 item 1 (D6, D19): what a simple form does to each of its two accounts, in natural
+ * sign and in words that cannot be misread ("Visa card: we owe €45.50 more, spent on the card"),
+ * once the amount and both accounts are there.
+ */
+function BalanceMoves({ id, movement, accounts }: { id: string; movement: Movement; accounts: Account[] }) {
+  const { bookStyle } = useApp();
+  const reading = readAmount(movement.amount);
+  const cents = 'cents' in reading ? reading.cents : 0;
+  const receiving = accounts.find((a) => String(a.id) === movement.receives);
+  const giving = accounts.find((a) => String(a.id) === movement.gives);
+  // Always there (empty until the form is filled in), so that the Save button's description points at something.
+  if (cents === 0 || !receiving || !giving || receiving === giving) return <p id={id} className="balance-moves" />;
+  const line = (account: Account, entry: number) => {
+    const natural = naturalBalance(account.kind, entry);
+    const moved = BALANCE_MOVES[bookStyle][account.kind][natural > 0 ? 'more' : 'less'].replace('{amount}', formatCents(Math.abs(natural)));
+    const owed =
+      account.kind !== 'liability'
+        ? null
+        : movement.mode === 'out'
+          ? OWED_WORDS.spent
+          : movement.mode === 'in'
+            ? OWED_WORDS.refund
+            : entry > 0
+              ? OWED_WORDS.paidOff
+              : OWED_WORDS.borrowed;
+    return (
+      <span key={account.id} className="balance-move">
+        {account.name}: {moved}
+        {owed && `, ${owed}`}.
+      </span>
+    );
+  };
+  const lines = [line(giving, -cents), line(receiving, cents)];
+  if (LABELS[movement.mode].receivesFirst) lines.reverse();
+  return (
+    <p id={id} className="balance-moves">
+      <span className="balance-moves-lead">In the books: </span>
+      {lines[0]} {lines[1]}
+    </p>
+  );
+}
+
+/**
+ * The fields of money in / money out / a move (D6: one amount, two accounts), each side offering
+ * the kinds that make sense and never the account chosen on the other (D19), with what it does
+ * to each account in words (issue 25 item 1). `describedBy` is the id of those words, for the
+ * button that saves them.
+ */
+export function MovementFields({ movement, accounts, onChange, describedBy, placeholder }: { movement: Movement; accounts: Account[]; onChange(movement: Movement): void; describedBy: string; placeholder?: string }) {
+  const labels = LABELS[movement.mode];
+  const receiving = (
+    <AccountSelect label={labels.receives} accounts={accounts} kinds={labels.receiveKinds} exclude={movement.gives} value={movement.receives} onChange={(receives) => onChange({ ...movement, receives })} />
+  );
+  const giving = <AccountSelect label={labels.gives} accounts={accounts} kinds={labels.giveKinds} exclude={movement.receives} value={movement.gives} onChange={(gives) => onChange({ ...movement, gives })} />;
+  return (
+    <>
+      <AmountField label="Amount" placeholder={placeholder} value={movement.amount} onChange={(amount) => onChange({ ...movement, amount })} />
+      {labels.receivesFirst ? (
+        <>
+          {receiving}
+          {giving}
+        </>
+      ) : (
+        <>
+          {giving}
+          {receiving}
+        </>
+      )}
+      <BalanceMoves id={describedBy} movement={movement} accounts={accounts} />
+    </>
+  );
+}
+
+/** The movement in another simple mode: a choice the new form does not offer is dropped, not kept out of sight. */
+function inMode(movement: Movement, mode: Simple, accounts: Account[]): Movement {
+  const kindOf = (id: string) => accounts.find((a) => String(a.id) === id)?.kind;
+  return {
+    ...movement,
+    mode,
+    receives: LABELS[mode].receiveKinds.includes(kindOf(movement.receives)!) ? movement.receives : '',
+    gives: LABELS[mode].giveKinds.includes(kindOf(movement.gives)!) ? movement.gives : '',
+  };
+}
+
+/** The mode choice of the simple forms alone (a transaction opened for editing, issue 25 item 5). */
+export function SimpleModeChoice({ movement, accounts, onChange }: { movement: Movement; accounts: Account[]; onChange(movement: Movement): void }) {
+  return <ModeChoice mode={movement.mode} split={false} onChange={(mode) => onChange(inMode(movement, mode as Simple, accounts))} />;
+}
+
+/**
  * Money in / money out / move are client words for two-entry transactions (D6): the account that
  * receives gets +amount, the one that gives −amount. A split takes any number of signed lines.
  */
@@ -75,53 +232,38 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   const [mode, setMode] = useState<Mode>('in');
   const [date, setDate] = useState(today());
   const [description, setDescription] = useState('');
-  const [amount, setAmount] = useState('');
-  const [receives, setReceives] = useState('');
-  const [gives, setGives] = useState('');
+  const [movement, setMovement] = useState<Movement>({ mode: 'in', amount: '', receives: '', gives: '' });
   const [lines, setLines] = useState(blankLines);
   const [saved, setSaved] = useState<string | null>(null);
   const { words, closedThrough } = useApp();
+  const moves = useId();
   // D20: a date in the closed period is refused here, before anything is sent.
   const closed = closedBooksRefusal(date, closedThrough, 'recorded');
 
   const submit = useSubmit(async () => {
     if (closed) throw new Error(closed);
-    let entries: { account_id: number; amount_cents: number }[];
+    let entries: Entry[];
     let said: string;
     if (mode === 'split') {
       entries = entriesOf(lines);
       said = `${words.happened.split} of ${entries.length} entries`;
     } else {
-      const cents = amountOrThrow(amount);
-      if (cents === 0) throw new Error('Enter an amount more than zero.');
-      if (receives === gives) throw new Error('Choose two different accounts.');
-      entries = twoEntries({ to_account_id: Number(receives), from_account_id: Number(gives), amount_cents: cents });
-      const name = (id: string) => accounts.find((a) => String(a.id) === id)?.name ?? '';
-      said = `${words.happened[mode]} ${formatCents(cents)}, from ${name(gives)} to ${name(receives)}`;
+      ({ entries, said } = movementEntries(movement, accounts, words));
     }
     confirmFarDate(date);
     await api('POST', '/transactions', { occurred_on: date, description, entries });
-    setSaved(`Saved “${description.trim()}” of ${formatDate(date)}: ${said}.`);
+    setSaved(savedInWords(description, date, said));
     setDescription('');
-    setAmount('');
+    setMovement({ ...movement, amount: '' });
     setLines(blankLines());
     onSaved();
   });
 
   const choose = (next: Mode) => {
     setMode(next);
-    if (next === 'split') return;
-    // A choice the new form does not offer is dropped, not kept out of sight.
-    const kindOf = (id: string) => accounts.find((a) => String(a.id) === id)?.kind;
-    if (!LABELS[next].receiveKinds.includes(kindOf(receives)!)) setReceives('');
-    if (!LABELS[next].giveKinds.includes(kindOf(gives)!)) setGives('');
+    if (next !== 'split') setMovement(inMode(movement, next, accounts));
   };
 
-  const simple = mode === 'split' ? null : LABELS[mode];
-  const receiving = simple && (
-    <AccountSelect label={simple.receives} accounts={accounts} kinds={simple.receiveKinds} exclude={gives} value={receives} onChange={setReceives} />
-  );
-  const giving = simple && <AccountSelect label={simple.gives} accounts={accounts} kinds={simple.giveKinds} exclude={receives} value={gives} onChange={setGives} />;
   // A message about the last attempt goes as soon as the person changes anything (finding 2).
   const changed = () => {
     if (submit.error) submit.setError(null);
@@ -132,33 +274,18 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       <ModeChoice mode={mode} onChange={choose} />
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
       {closed && submit.error !== closed && <p className="warning">{closed}</p>}
-      {simple ? (
-        <>
-          <AmountField label="Amount" placeholder="12.50" value={amount} onChange={setAmount} />
-          {simple.receivesFirst ? (
-            <>
-              {receiving}
-              {giving}
-            </>
-          ) : (
-            <>
-              {giving}
-              {receiving}
-            </>
-          )}
-        </>
-      ) : (
+      {mode === 'split' ? (
         <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
+      ) : (
+        <MovementFields movement={movement} accounts={accounts} onChange={setMovement} describedBy={moves} placeholder="12.50" />
       )}
       <ErrorNote error={submit.error} />
-      <button type="submit" disabled={submit.busy}>
+      <button type="submit" disabled={submit.busy} aria-describedby={mode === 'split' ? undefined : moves}>
         {submit.busy ? 'Saving…' : 'Save'}
       </button>
-      {saved && (
-        <p role="status" className="notice">
-          {saved} <a href="#list-heading">See it in the history</a>
-        </p>
-      )}
+      <Notice said={saved}>
+        {saved} <a href="#list-heading">See it in the history</a>
+      </Notice>
     </form>
   );
 }

@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type ListedTransaction, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatAmount, formatDate } from '../money';
-import { confirmFarDate, DateAndDescription, RecordForm } from './RecordForm';
+import { confirmFarDate, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
 import { ReconciledMark } from './Register';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
@@ -24,30 +24,58 @@ const sameDateAndEntries = (t: Transaction, date: string, entries: { account_id:
   entries.every((e, i) => e.account_id === t.entries[i]!.account_id && e.amount_cents === t.entries[i]!.amount_cents);
 
 /**
- * A transaction opened for correction: its date, words and every entry, saved at once (D15).
- * D20: a reconciled one may change its description only, and nothing dated in the closed period
- * changes; both said before sending.
+ * The corrected entries in the order the transaction keeps them (D20 compares entries in order: a
+ * description-only edit of a reconciled transaction must send them as they were).
  */
-function EditTransaction({ accounts, transaction, reconciled, onDone }: { accounts: Account[]; transaction: Transaction; reconciled: boolean; onDone(saved: boolean): void }) {
-  const { closedThrough } = useApp();
+const inOrderOf = (original: Transaction, entries: { account_id: number; amount_cents: number }[]) =>
+  entries.length === 2 && original.entries.length === 2 && (original.entries[0]!.amount_cents < 0) !== (entries[0]!.amount_cents < 0) ? [entries[1]!, entries[0]!] : entries;
+
+/**
+ * A transaction opened for correction: its date, words and entries, saved at once (D15). Issue
+ * 25 item 5: a two-entry one edits in the words it was recorded in (money in, out or a move: one
+ * amount, two accounts); the split lines stay for the others. Item 4: it scrolls into view and
+ * takes the focus when it opens. D20: a reconciled one may change its description only, and
+ * nothing dated in the closed period changes; both said before sending.
+ */
+function EditTransaction({ accounts, transaction, reconciled, onDone }: { accounts: Account[]; transaction: Transaction; reconciled: boolean; onDone(saved: string | null): void }) {
+  const { closedThrough, words } = useApp();
   const [date, setDate] = useState(transaction.occurred_on);
   const [description, setDescription] = useState(transaction.description);
+  const [simple] = useState(() => movementOf(transaction.entries, accounts));
+  const [movement, setMovement] = useState<Movement | null>(
+    simple && { mode: simple.mode, amount: formatAmount(simple.cents), receives: String(simple.receives), gives: String(simple.gives) },
+  );
   const [lines, setLines] = useState<Line[]>(
     transaction.entries.map((e) => ({ account: String(e.account_id), amount: formatAmount(e.amount_cents) })),
   );
+  const moves = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, []);
   const closed = closedBooksRefusal(transaction.occurred_on, closedThrough, 'changed');
   const save = useSubmit(async () => {
     const refusal = closed ?? closedBooksRefusal(date, closedThrough, 'changed');
     if (refusal) throw new Error(refusal);
-    const entries = entriesOf(lines);
+    let entries: { account_id: number; amount_cents: number }[];
+    let said: string;
+    if (movement) {
+      const built = movementEntries(movement, accounts, words);
+      entries = inOrderOf(transaction, built.entries);
+      said = built.said;
+    } else {
+      entries = entriesOf(lines);
+      said = `${words.happened.split} of ${entries.length} entries`;
+    }
     if (reconciled && !sameDateAndEntries(transaction, date, entries)) throw new Error(reconciledRefusal(transaction, 'changed'));
     if (date !== transaction.occurred_on) confirmFarDate(date);
     await api('PUT', `/transactions/${transaction.id}`, { occurred_on: date, description, entries });
-    onDone(true);
+    onDone(savedInWords(description, date, said));
   });
   return (
     <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
-      <h3>
+      <h3 ref={heading} tabIndex={-1}>
         Edit “{transaction.description}”{reconciled && <ReconciledMark />}
       </h3>
       {closed ? (
@@ -55,14 +83,19 @@ function EditTransaction({ accounts, transaction, reconciled, onDone }: { accoun
       ) : (
         reconciled && <p className="warning">Reconciled: only the description can be changed; the date, amounts and accounts agree with a bank statement.</p>
       )}
+      {movement && <SimpleModeChoice movement={movement} accounts={accounts} onChange={setMovement} />}
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
-      <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
+      {movement ? (
+        <MovementFields movement={movement} accounts={accounts} onChange={setMovement} describedBy={moves} />
+      ) : (
+        <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
+      )}
       <ErrorNote error={save.error} />
       <div className="row">
-        <button type="submit" disabled={save.busy}>
+        <button type="submit" disabled={save.busy} aria-describedby={movement ? moves : undefined}>
           Save changes
         </button>
-        <button type="button" className="secondary" onClick={() => onDone(false)}>
+        <button type="button" className="secondary" onClick={() => onDone(null)}>
           Cancel
         </button>
         <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>History of this transaction</Link>
@@ -153,6 +186,8 @@ export function Transactions() {
   const [query, setQuery] = useState({ from: '', to: '', q: '' });
   const [editing, setEditing] = useState<Transaction | null>(null);
   const [deleted, setDeleted] = useState<Transaction | null>(null);
+  /** Issue 25 item 5: the last correction, confirmed in words. */
+  const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const pageOf = (cursor?: string) => withQuery('/transactions', { ...query, limit: String(PAGE_SIZE), cursor });
@@ -203,6 +238,7 @@ export function Transactions() {
     if (!window.confirm(`Delete "${t.description}" of ${formatDate(t.occurred_on)}?`)) return;
     try {
       await api('DELETE', `/transactions/${t.id}`);
+      setSaved(null);
       setDeleted(t);
       await load();
     } catch (e) {
@@ -236,14 +272,17 @@ export function Transactions() {
           </section>
           <section aria-labelledby="list-heading">
             <h2 id="list-heading">History</h2>
-            {deleted && (
-              <p role="status" className="notice">
-                Deleted “{deleted.description}”.{' '}
-                <button type="button" onClick={() => void undo()}>
-                  Undo
-                </button>
-              </p>
-            )}
+            <Notice said={saved} focus />
+            <Notice said={deleted && `Deleted “${deleted.description}”.`} focus>
+              {deleted && (
+                <>
+                  Deleted “{deleted.description}”.{' '}
+                  <button type="button" onClick={() => void undo()}>
+                    Undo
+                  </button>
+                </>
+              )}
+            </Notice>
             <div className="row" role="search">
               <label>
                 Search
@@ -266,9 +305,11 @@ export function Transactions() {
                 accounts={accounts}
                 transaction={editing}
                 reconciled={(editing as ListedTransaction).reconciled ?? list.find((t) => t.id === editing.id)?.reconciled ?? false}
-                onDone={(saved) => {
+                onDone={(said) => {
                   setEditing(null);
-                  if (saved) void load();
+                  if (!said) return;
+                  setSaved(said);
+                  void load();
                 }}
               />
             )}
