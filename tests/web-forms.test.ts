@@ -21,7 +21,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
   const select = (label: string) => page().locator('form.record').getByRole('combobox', { name: new RegExp(`^${label.replace(/[()]/g, '\\$&')}`) });
   const optionsOf = (label: string) => select(label).locator('option').allTextContents();
   const rowOf = (description: string) =>
-    page().getByRole('table', { name: 'History' }).getByRole('row').filter({ has: page().getByRole('cell', { name: description, exact: true }) }).locator('td').allTextContents();
+    page().getByRole('table', { name: 'Recorded transactions' }).getByRole('row').filter({ has: page().getByRole('cell', { name: description, exact: true }) }).locator('td').allTextContents();
 
   beforeAll(async () => {
     if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
@@ -114,7 +114,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
     await page().getByLabel('Search').fill('');
     await page().getByRole('cell', { name: 'Payslip', exact: true }).waitFor();
     expect((await rowOf('Payslip'))[2]).toBe('SplitBank €80.00Groceries €10.00Salary €90.00');
-    expect(await page().getByRole('table', { name: 'History' }).locator('.negative').count()).toBe(0);
+    expect(await page().getByRole('table', { name: 'Recorded transactions' }).locator('.negative').count()).toBe(0);
 
     // Home's recent list says the direction beside each amount.
     await go('Ledger', 'Home');
@@ -128,7 +128,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
 
   it('finding 5: on a desktop screen the history is in view beside the form', async () => {
     await go('Transactions', 'Transactions');
-    const box = await page().getByRole('heading', { name: 'History', level: 2 }).boundingBox();
+    const box = await page().getByRole('heading', { name: 'Recorded transactions', level: 2 }).boundingBox();
     expect(box!.y + box!.height).toBeLessThan(900);
   });
 

@@ -170,7 +170,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a web app a treasurer can 
         await expectWhole(/^Delete /, 3, viewport.width);
         await expectWhole(/^Edit /, 3, viewport.width);
         // Still a table with its rows for screen readers, whatever its layout.
-        expect(await page().getByRole('table', { name: 'History' }).getByRole('row').count()).toBe(4);
+        expect(await page().getByRole('table', { name: 'Recorded transactions' }).getByRole('row').count()).toBe(4);
         await go('Accounts', 'Accounts');
         await expectWhole(/^Delete /, 6, viewport.width);
       }
@@ -282,7 +282,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a web app a treasurer can 
         expect(await figureHeadings(), `Home at ${viewport.width} px`).toContain('Amount: right');
         for (const heading of await figureHeadings()) expect(heading, `Home at ${viewport.width} px`).toMatch(/: right$/);
         await go('Transactions', 'Transactions');
-        await page().getByRole('table', { name: 'History' }).waitFor();
+        await page().getByRole('table', { name: 'Recorded transactions' }).waitFor();
         for (const heading of await figureHeadings()) expect(heading, `Transactions at ${viewport.width} px`).toMatch(/: right$/);
         await go('Reports', 'Reports');
         const custom = page().getByRole('radio', { name: 'Custom' });

@@ -101,7 +101,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('lists, search, history and
       ['120', ['Hall rent']],
     ] as const) {
       await search.fill(q);
-      await expect.poll(descriptions, q).toEqual(found);
+      await expect.poll(descriptions, { message: q }).toEqual(found);
     }
     await search.fill('');
   });
@@ -225,9 +225,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('lists, search, history and
             range.setStart(node, i);
             range.setEnd(node, i + 1);
             const y = Math.round(range.getBoundingClientRect().top);
-            if (top === null || Math.abs(y - top) > 2) out.push('');
+            if (top === null || Math.abs(y - top) > 2) out.push(node.textContent!.charAt(i));
+            else out.push(`${out.pop()}${node.textContent!.charAt(i)}`);
             top = y;
-            out[out.length - 1] += node.textContent![i];
           }
         }
         return out;

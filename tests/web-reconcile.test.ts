@@ -181,11 +181,11 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     expect(writes.slice(before)).toEqual([]);
 
     // The list marks it, and its Delete is explained without asking or sending.
-    const row = page.getByRole('table', { name: 'History' }).getByRole('row').filter({ hasText: 'Sports hall January' });
+    const row = page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').filter({ hasText: 'Sports hall January' });
     expect(await row.locator('td').first().textContent()).toBe(shown(`${YEAR}-01-20`));
     expect(await row.locator('td').nth(1).textContent()).toBe('Sports hall January ✓ reconciled');
     expect(
-      await page.getByRole('table', { name: 'History' }).getByRole('row').filter({ hasText: 'Dues Anna Schmidt' }).locator('td').nth(1).textContent(),
+      await page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').filter({ hasText: 'Dues Anna Schmidt' }).locator('td').nth(1).textContent(),
     ).toBe('Dues Anna Schmidt');
     await row.getByRole('button', { name: 'Delete Sports hall January' }).click();
     await page.getByRole('alert').filter({ hasText: '“Sports hall January” is reconciled: it agrees with a bank statement, so it cannot be deleted.' }).waitFor();
@@ -346,7 +346,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     await page.goto(`${s.web}/transactions?edit=${tx['Kit order']}`);
     const form = page.getByRole('form', { name: 'Edit transaction' });
     await form.getByText('Reconciled: only the description can be changed').waitFor();
-    expect(await page.getByRole('table', { name: 'History' }).getByRole('row').filter({ hasText: 'Kit order' }).count()).toBe(0);
+    expect(await page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').filter({ hasText: 'Kit order' }).count()).toBe(0);
     const before = writes.length;
     await form.getByLabel('Amount 1', { exact: true }).fill('46');
     await form.getByLabel('Amount 2', { exact: true }).fill('-46');

@@ -388,7 +388,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await form.waitFor({ state: 'detached' });
 
     await page.getByLabel('Search').fill('CORRECTED');
-    await expect.poll(() => page.getByRole('table', { name: 'History' }).getByRole('row').count()).toBe(2); // the header and the one match
+    await expect.poll(() => page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').count()).toBe(2); // the header and the one match
     await page.getByLabel('Search').fill('');
 
     page.once('dialog', (dialog) => void dialog.accept());
@@ -417,7 +417,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     }, api);
     await go('Ledger', 'Home');
     await go('Transactions', 'Transactions');
-    const rows = () => page.getByRole('table', { name: 'History' }).getByRole('row').count();
+    const rows = () => page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').count();
     await expect.poll(rows).toBe(51);
     await page.getByRole('button', { name: 'Load more' }).click();
     await expect.poll(async () => (await rows()) > 51).toBe(true);
@@ -438,7 +438,9 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete Bank' }).click();
-    await page.getByText('the account has entries').waitFor();
+    // Issue 25 item 8: how many transactions use it, and a link to their list (D15 account_id).
+    const used = page.getByRole('alert').filter({ hasText: /^Bank cannot be deleted: \d+ transactions? ha(s an entry|ve entries) on it\./ });
+    await used.getByRole('link', { name: /^the \d+ transactions? on Bank$/ }).waitFor();
 
     page.once('dialog', (dialog) => void dialog.accept());
     await jar.click();

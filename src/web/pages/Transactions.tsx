@@ -7,6 +7,7 @@ import { confirmFarDate, DateAndDescription, MovementFields, movementEntries, mo
 import { directionOf, naturalBalance } from '../../book/rules';
 import { ReconciledMark } from './Register';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
+import { everyTransaction, PrintedList } from './TransactionsPrint';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
 export const PAGE_SIZE = 50;
@@ -143,11 +144,24 @@ function WhatHappened({ transaction, accounts }: { transaction: Transaction; acc
   );
 }
 
+/** Issue 25 item 11: an email that breaks, when it must, after its @ and never mid-word. */
+function Email({ address }: { address: string }) {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address;
+  return (
+    <>
+      <span className="unbroken">{address.slice(0, at + 1)}</span>
+      <wbr />
+      <span className="unbroken">{address.slice(at + 1)}</span>
+    </>
+  );
+}
+
 function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction[]; accounts: Account[]; onEdit(t: Transaction): void; onDelete(t: ListedTransaction): void }) {
   if (list.length === 0) return <p>No transactions found.</p>;
   return (
     <Scroll>
-      <table aria-labelledby="list-heading">
+      <table aria-labelledby="list-heading" className="transactions-list">
         <TableHead columns={['Date', 'Description', 'What happened', 'Recorded by']} actions />
         <tbody>
           {list.map((t) => (
@@ -160,7 +174,7 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
               <td>
                 <WhatHappened transaction={t} accounts={accounts} />
               </td>
-              <td className="byline">{t.created_by_email ?? '—'}</td>
+              <td className="byline">{t.created_by_email ? <Email address={t.created_by_email} /> : '—'}</td>
               <td>
                 <div className="row">
                   <button type="button" className="secondary" onClick={() => onEdit(t)} aria-label={`Edit ${t.description}`}>
@@ -179,28 +193,51 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
   );
 }
 
+/** Issue 25 items 8 and 9: the list's heading says what it lists. */
+const listHeading = (account: Account | undefined) => (account ? `Transactions on ${account.name}` : 'Recorded transactions');
+
 export function Transactions() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [list, setList] = useState<ListedTransaction[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [query, setQuery] = useState({ from: '', to: '', q: '' });
+  // Issue 25 item 8: the list of one account's transactions (D15 `account_id`), linked from elsewhere as ?account_id=.
+  const accountId = new URLSearchParams(useApp().path.split('?')[1] ?? '').get('account_id') ?? '';
+  // Issue 25 item 10: every transaction of the list, fetched for print.
+  const [printed, setPrinted] = useState<ListedTransaction[] | null>(null);
   const [editing, setEditing] = useState<Transaction | null>(null);
   const [deleted, setDeleted] = useState<Transaction | null>(null);
   /** Issue 25 item 5: the last correction, confirmed in words. */
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  const pageOf = (cursor?: string) => withQuery('/transactions', { ...query, limit: String(PAGE_SIZE), cursor });
+  const pageOf = (cursor?: string) => withQuery('/transactions', { ...query, account_id: accountId, limit: String(PAGE_SIZE), cursor });
   const load = useCallback(async () => {
     try {
       setAccounts(await api<Account[]>('GET', '/accounts'));
       const first = await apiPage<ListedTransaction>(pageOf());
       setList(first.items);
       setNext(first.next);
+      setPrinted(null);
     } catch (e) {
       setError((e as Error).message);
     }
-  }, [query]);
+  }, [query, accountId]);
+  useEffect(() => {
+    if (printed) window.print();
+  }, [printed]);
+  /** Issue 25 item 7: a search or another date is the next action: the delete's notice and its Undo go. */
+  const search = (patch: Partial<typeof query>) => {
+    setDeleted(null);
+    setQuery({ ...query, ...patch });
+  };
+  const print = async () => {
+    try {
+      setPrinted(await everyTransaction({ ...query, account_id: accountId }));
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
   useEffect(() => void load(), [load]);
 
   // Every list links a transaction here with ?edit=<id>: it opens for editing (D15).
@@ -268,10 +305,11 @@ export function Transactions() {
         <div className="transactions-layout">
           <section aria-labelledby="record-heading">
             <h2 id="record-heading">Record</h2>
-            <RecordForm accounts={accounts} onSaved={() => void load()} />
+            <RecordForm accounts={accounts} onSaved={() => { setDeleted(null); void load(); }} />
           </section>
           <section aria-labelledby="list-heading">
-            <h2 id="list-heading">History</h2>
+            {/* Issue 25 item 9: named after what it lists, not "History" like the change log. */}
+            <h2 id="list-heading">{listHeading(accounts.find((a) => String(a.id) === accountId))}</h2>
             <Notice said={saved} focus />
             <Notice said={deleted && `Deleted “${deleted.description}”.`} focus>
               {deleted && (
@@ -286,16 +324,30 @@ export function Transactions() {
             <div className="row" role="search">
               <label>
                 Search
-                <input type="search" value={query.q} onChange={(e) => setQuery({ ...query, q: e.target.value })} />
+                {/* D15 `q` (issue 25 item 6): words of a description or an account's name, or an amount. */}
+                <input type="search" value={query.q} aria-describedby="search-hint" onChange={(e) => search({ q: e.target.value })} />
               </label>
               <label>
                 From
-                <input type="date" value={query.from} onChange={(e) => setQuery({ ...query, from: e.target.value })} />
+                <input type="date" value={query.from} onChange={(e) => search({ from: e.target.value })} />
               </label>
               <label>
                 To
-                <input type="date" value={query.to} onChange={(e) => setQuery({ ...query, to: e.target.value })} />
+                <input type="date" value={query.to} onChange={(e) => search({ to: e.target.value })} />
               </label>
+            </div>
+            <p id="search-hint" className="muted small screen-only">
+              Words, an account’s name or an amount; any case, any accents.
+            </p>
+            {accountId && (
+              <p className="screen-only">
+                Only the transactions on {accounts.find((a) => String(a.id) === accountId)?.name ?? 'one account'}. <Link to="/transactions">Show every transaction</Link>
+              </p>
+            )}
+            <div className="row screen-only">
+              <button type="button" className="secondary" onClick={() => void print()}>
+                Print the list
+              </button>
             </div>
             <ExportButtons period={{ from: query.from, to: query.to }} />
             <ErrorNote error={error} />
@@ -313,7 +365,8 @@ export function Transactions() {
                 }}
               />
             )}
-            <History list={list} accounts={accounts} onEdit={setEditing} onDelete={(t) => void remove(t)} />
+            <History list={list} accounts={accounts} onEdit={(t) => { setDeleted(null); setEditing(t); }} onDelete={(t) => void remove(t)} />
+            <PrintedList list={printed ?? list} complete={printed !== null || !next} query={{ ...query, account_id: accountId }} accounts={accounts} />
             {next && (
               <button type="button" className="secondary" onClick={() => void more()}>
                 Load more
