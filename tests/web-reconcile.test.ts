@@ -169,9 +169,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     const form = page.getByRole('form', { name: 'Edit transaction' });
     await form.waitFor();
     await form.getByText('Reconciled: only the description can be changed').waitFor();
-    // Entries in order: Venue +120.00, Bank −120.00.
-    await form.getByLabel('Amount 1', { exact: true }).fill('125');
-    await form.getByLabel('Amount 2', { exact: true }).fill('-125');
+    // Issue 25 item 5: a payment edits in the words it was recorded in, one amount from Bank to Venue.
+    expect(await form.getByRole('radio', { name: 'Record a payment' }).isChecked()).toBe(true);
+    await form.getByLabel('Amount', { exact: true }).fill('125');
     const before = writes.length;
     await form.getByRole('button', { name: 'Save changes' }).click();
     await form
@@ -192,8 +192,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     expect(writes.slice(before)).toEqual([]);
 
     // The description alone: sent and saved.
-    await form.getByLabel('Amount 1', { exact: true }).fill('120.00');
-    await form.getByLabel('Amount 2', { exact: true }).fill('-120.00');
+    await form.getByLabel('Amount', { exact: true }).fill('120.00');
     await form.getByLabel('Description').fill('Sports hall rent January');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await form.waitFor({ state: 'detached' });
@@ -348,8 +347,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     await form.getByText('Reconciled: only the description can be changed').waitFor();
     expect(await page.getByRole('table', { name: 'Recorded transactions' }).getByRole('row').filter({ hasText: 'Kit order' }).count()).toBe(0);
     const before = writes.length;
-    await form.getByLabel('Amount 1', { exact: true }).fill('46');
-    await form.getByLabel('Amount 2', { exact: true }).fill('-46');
+    await form.getByLabel('Amount', { exact: true }).fill('46');
     await form.getByRole('button', { name: 'Save changes' }).click();
     await form.getByRole('alert').filter({ hasText: '“Kit order” is reconciled' }).waitFor();
     expect(writes.slice(before)).toEqual([]);
