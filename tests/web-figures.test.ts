@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
@@ -15,6 +17,7 @@ import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSes
 //    the split lines stay for three entries or more; a save is confirmed in words.
 
 const missing = missingBrowserPrerequisite();
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 if (missing && !STRICT_BROWSER) console.warn(`web-figures.test.ts skipped: ${missing}`);
 
 const EMAIL = 'figures@example.com';
@@ -371,6 +374,49 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('never the wrong way round,
       }
     });
   }
+
+  it('issue 25 "done means": the new fields and words pass axe-core (WCAG 2.1 A, AA) at 1,280 and 390 px, in both book styles', async () => {
+    /** The serious and critical violations on the page as it is now (as tests/web-a11y.test.ts scans). */
+    const scan = async (): Promise<string[]> => {
+      await page.evaluate(AXE);
+      const violations = await page.evaluate(async () => {
+        type Found = { id: string; impact: string | null; nodes: { target: string[] }[] };
+        const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Found[] }> } }).axe;
+        return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations;
+      });
+      return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    };
+    const found: Record<string, string[]> = {};
+    try {
+      for (const style of ['personal', 'club'] as const) {
+        expect((await call('PUT', '/settings', { book_style: style })).status).toBe(200);
+        for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+          await page.setViewportSize(viewport);
+          const at = `${style} ${viewport.width} px`;
+          // The Accounts page with a card's form open: its balance asked in its own words.
+          await page.goto(`${s.web}/accounts`);
+          await page.getByRole('button', { name: 'Change Visa card' }).click();
+          await page.getByRole('form', { name: 'Change Visa card' }).getByLabel(/^How much/).fill('12.5');
+          found[`accounts, ${at}`] = await scan();
+          // The Transactions page: the record form's words for a card, and a payment open for editing.
+          await page.goto(`${s.web}/transactions`);
+          await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+          const record = page.locator('form.record').first();
+          await record.getByRole('radio').nth(1).check();
+          await record.getByLabel('Amount', { exact: true }).fill('3');
+          await record.getByLabel('Paid from').selectOption({ label: 'Visa card' });
+          await record.getByLabel('Spent on').selectOption({ label: 'Groceries' });
+          await page.getByRole('button', { name: 'Edit Shop', exact: true }).click();
+          await page.getByRole('form', { name: 'Edit transaction' }).locator('.balance-move').first().waitFor();
+          found[`transactions, ${at}`] = await scan();
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1100, height: 900 });
+      expect((await call('PUT', '/settings', { book_style: 'personal' })).status).toBe(200);
+    }
+    expect(Object.fromEntries(Object.entries(found).filter(([, violations]) => violations.length > 0))).toEqual({});
+  });
 
   it('ran without server faults or Content-Security-Policy violations', () => {
     expect(s.faults).toEqual([]);
