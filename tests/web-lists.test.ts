@@ -150,8 +150,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('lists, search, history and
     // "Restored elsewhere" was deleted and is back: no Undo beside its delete.
     expect(await row('deleted “Restored elsewhere”').getByRole('button', { name: 'Undo this delete' }).count()).toBe(0);
     expect(await row('deleted “Kit order”').getByRole('button', { name: 'Undo this delete' }).count()).toBe(1);
-    // The time of day, in one format: "on Mar 3, 2026 at 2:05 PM, from the web app."
-    expect(await row('deleted “Kit order”').locator('span').first().textContent()).toMatch(/ on [A-Z][a-z]{2} \d{1,2}, \d{4} at \d{1,2}:\d{2}\s[AP]M, from the web app\.$/);
+    // The time of day: "on Mar 3 at 2:05 PM, from the web app." (the year when it is not this one).
+    expect(await row('deleted “Kit order”').locator('span').first().textContent()).toMatch(/ on [A-Z][a-z]{2} \d{1,2}(, \d{4})? at \d{1,2}:\d{2}\s[AP]M, from the web app\.$/);
     await row('deleted “Kit order”').getByRole('button', { name: 'Undo this delete' }).click();
     await page.getByRole('status').filter({ hasText: 'Restored “Kit order”.' }).waitFor();
     await expect.poll(() => page.getByRole('button', { name: 'Undo this delete' }).count()).toBe(0);

@@ -457,7 +457,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await page.getByRole('button', { name: 'Edit Returned shopping, corrected' }).click();
     await page.getByRole('link', { name: 'History of this transaction' }).click();
     await page.getByRole('heading', { level: 1, name: 'History' }).waitFor();
-    await page.getByText(/changed the description from “Returned shopping” to “Returned shopping, corrected” of “Returned shopping, corrected” \(€30[.,]00\) on .*, from the web app\./).waitFor();
+    await page.getByText(/changed the description from “Returned shopping” to “Returned shopping, corrected” \(€30[.,]00\) on .*, from the web app\./).waitFor();
     await expect.poll(() => items.count()).toBe(4);
     await page.getByText(/deleted “Returned shopping, corrected”/).waitFor();
     await page.getByText(/restored “Returned shopping, corrected”/).waitFor();

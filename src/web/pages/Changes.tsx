@@ -57,10 +57,16 @@ function reconciliationChanged(change: Change, accountName: (id: number) => stri
   return change.action === 'delete' ? `undid the reconciliation of ${statement}` : `reconciled ${statement}`;
 }
 
-/** Issue 25 item 7: when a change was made, to the minute, in the person's time zone ("on 3 Mar 2026 at 14:05"). */
+/**
+ * Issue 25 item 7: when a change was made, to the minute, in the person's time zone ("Mar 3 at
+ * 2:05 PM"; the year only when it is not this one, so that a phone still shows a record in three
+ * lines).
+ */
 function timeOf(at: string): string {
   const when = new Date(at);
-  return `${when.toLocaleDateString(undefined, { dateStyle: 'medium' })} at ${when.toLocaleTimeString(undefined, { timeStyle: 'short' })}`;
+  const thisYear = when.getFullYear() === new Date().getFullYear();
+  const day = when.toLocaleDateString(undefined, thisYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
+  return `${day} at ${when.toLocaleTimeString(undefined, { timeStyle: 'short' })}`;
 }
 
 /**
@@ -81,9 +87,15 @@ export function describeChange(change: Change, reader?: string, accountName: (id
       : change.subject === 'account'
         ? `the account “${String(shape.name)}”`
         : 'the settings';
+  const changed = () => differences(change.subject, change.before as Record<string, unknown>, change.after as Record<string, unknown>).join(', ') || 'nothing visible';
+  // A new description already names the transaction ("from “Rnet” to “Rent”"): its amount is enough
+  // beside it, so that a record with its time of day still fits three lines of a phone (issue 25 item 7).
+  const renamed = change.subject === 'transaction' && change.action === 'update' && (change.before as Transaction).description !== (change.after as Transaction).description;
   const what =
     change.action === 'update'
-      ? `changed ${differences(change.subject, change.before as Record<string, unknown>, change.after as Record<string, unknown>).join(', ') || 'nothing visible'} of ${name}`
+      ? renamed
+        ? `changed ${changed()} (${formatCents(amountOf(shape as unknown as Transaction))})`
+        : `changed ${changed()} of ${name}`
       : `${{ create: 'recorded', delete: 'deleted', restore: 'restored' }[change.action]} ${name}`;
   return `${who} ${what} ${at}.`;
 }

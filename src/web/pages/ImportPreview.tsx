@@ -127,8 +127,8 @@ export function ImportPreview({
                   <td className="num" data-label="Line">{line.line}</td>
                   <td className="nowrap">{formatDate(line.occurred_on)}</td>
                   <td>{line.description}</td>
-                  <td className="num" data-label="Money in">{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
-                  <td className="num" data-label="Money out">{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
+                  <td className="num" data-label={line.amount_cents >= 0 ? 'Money in' : undefined}>{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
+                  <td className="num" data-label={line.amount_cents < 0 ? 'Money out' : undefined}>{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
                   <td data-label="Booked against">{names.get(line.counter_account_id)}</td>
                   <td>
                     {notes(line, rules, names)}
