@@ -346,6 +346,17 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
   });
 
+  it('item 11: the amount fields show their example as Germans write it (12,50; 2.548,15), at both widths', async () => {
+    for (const viewport of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await book.go('Transactions', 'Transactions');
+      await expect.poll(() => page.locator('form.record').getByLabel('Amount', { exact: true }).getAttribute('placeholder')).toBe('12,50');
+      await page.goto(`${book.s.web}/reconcile?account=${book.ids.Sparkasse}`);
+      await expect.poll(() => page.locator('main input[placeholder]').first().getAttribute('placeholder')).toBe('2.548,15');
+    }
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
   it('item 11: every Delete button lies inside its table and the list needs no sideways scrolling (both widths)', async () => {
     for (const viewport of WIDTHS) {
       await page.setViewportSize(viewport);

@@ -107,7 +107,7 @@ export const ARGS = {
     limit: v.optional(upTo('limit', CHANGES_LIMIT_MAX, `at most this many records (default ${CHANGES_LIMIT_DEFAULT})`)),
   }),
   search_transactions: v.object({
-    q: v.optional(v.pipe(v.string('q must be text'), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('words in the description, any case'))),
+    q: v.optional(v.pipe(v.string('q must be text'), v.maxLength(DESCRIPTION_MAX, `q has at most ${DESCRIPTION_MAX} characters`), v.description('words of the description or of an account name (any case, any accents), or an amount (94.90, 94,90, 94)'))),
     account_id: v.optional(accountIdArg('account_id', 'only transactions with an entry on this account')),
     ...TransactionRangeSchema.entries,
     limit: v.optional(upTo('limit', SEARCH_LIMIT_MAX, `at most this many transactions (default ${LIST_LIMIT_DEFAULT})`)),

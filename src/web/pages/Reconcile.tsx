@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Reconciliation, type ReconciliationState } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
-import { formatCents, formatDate, readAmount, today } from '../money';
+import { formatAmount, formatCents, formatDate, readAmount, today } from '../money';
 import { STATEMENT_BALANCE } from '../words';
 import { AmountField } from './AmountField';
 
@@ -144,7 +144,7 @@ function ReconcileForm({ account }: { account: Account }) {
           Statement date
           <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
         </label>
-        <AmountField label={words.label} signed placeholder="2548.15" value={balance} onChange={setBalance} />
+        <AmountField label={words.label} signed placeholder={formatAmount(254815)} value={balance} onChange={setBalance} />
       </div>
       <p className="muted">{words.hint}</p>
       {tooEarly && <p className="error">The statement date must be on or after {formatDate(last.statement_date)}, the end of the last reconciliation.</p>}

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { api, type Account } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
-import { formatCents, formatDate, readAmount, today } from '../money';
+import { formatAmount, formatCents, formatDate, readAmount, today } from '../money';
 import { BALANCE_MOVES, OWED_WORDS, type Words } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
@@ -277,7 +277,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       {mode === 'split' ? (
         <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
       ) : (
-        <MovementFields movement={movement} accounts={accounts} onChange={setMovement} describedBy={moves} placeholder="12.50" />
+        <MovementFields movement={movement} accounts={accounts} onChange={setMovement} describedBy={moves} placeholder={formatAmount(1250)} />
       )}
       <ErrorNote error={submit.error} />
       <button type="submit" disabled={submit.busy} aria-describedby={mode === 'split' ? undefined : moves}>
