@@ -346,6 +346,23 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
   });
 
+  it('item 11 (D6): a name equal to another without regard to case (cash BOX beside Cash box, ÜBUNG beside Übung) is refused in words and adds nothing (both widths)', async () => {
+    expect((await book.call('POST', '/accounts', { name: 'Übung', kind: 'expense' })).status).toBe(201);
+    for (const viewport of WIDTHS) {
+      await page.setViewportSize(viewport);
+      await book.go('Accounts', 'Accounts');
+      const newAccount = page.getByRole('region', { name: 'New account' });
+      for (const twin of ['cash BOX', 'ÜBUNG']) {
+        const before = (await book.call('GET', '/accounts')).body.length;
+        await newAccount.getByLabel('Name', { exact: true }).fill(twin);
+        await newAccount.getByRole('button', { name: 'Add account' }).click();
+        await page.getByText('An account with that name already exists').first().waitFor();
+        expect((await book.call('GET', '/accounts')).body.length).toBe(before);
+      }
+    }
+    await page.setViewportSize({ width: 1100, height: 900 });
+  });
+
   it('item 11: the amount fields show their example as Germans write it (12,50; 2.548,15), at both widths', async () => {
     for (const viewport of WIDTHS) {
       await page.setViewportSize(viewport);
