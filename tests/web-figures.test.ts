@@ -39,24 +39,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('never the wrong way round,
   const ids: Record<string, number> = {};
   /** The writes (not GETs, not CORS preflights) the page sent to the API, as "METHOD /path". */
   const writes: string[] = [];
+  const call = (method: string, url: string, body?: unknown) => s.call(method, url, body);
+  const go = (link: string, heading: string) => s.go(link, heading);
 
-  const call = (method: string, url: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, url, body }) => {
-        const res = await fetch(url, {
-          method,
-          credentials: 'include',
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: await res.json().catch(() => null) };
-      },
-      { method, url: `${s.api}${url}`, body },
-    );
-  const go = async (link: string, heading: string) => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-  };
   /** Every account's balance in natural sign (D6), by name, from GET /reports/balances. */
   const balances = async (): Promise<Record<string, number>> => {
     const { body } = await call('GET', '/reports/balances?as_of=2999-12-31');

@@ -49,11 +49,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
   let api: string;
 
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const go = (link: string, heading: string) => session.go(link, heading);
   const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }));
-  const go = async (link: string, heading: string) => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-  };
   /** The Import page, freshly opened from the menu (from Home: a page is new each time it is opened). */
   const openImport = async () => {
     await go('Ledger', 'Home');

@@ -31,14 +31,7 @@ const MARCH = Array.from({ length: 60 }, (_, i) => ({ on: `${LAST_YEAR}-03-${Str
 async function openBook(locale: string) {
   const s = await openWebSession({ prefix: `ledger-web-lists-${locale}-`, email: EMAIL, password: PASSWORD, locale });
   const ids: Record<string, number> = {};
-  const call = (method: string, url: string, body?: unknown) =>
-    s.page.evaluate(
-      async ({ method, url, body }) => {
-        const res = await fetch(url, { method, credentials: 'include', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        return { status: res.status, body: await res.json().catch(() => null) };
-      },
-      { method, url: `${s.api}${url}`, body },
-    );
+  const call = s.call;
   for (const [name, kind] of [['Sparkasse', 'asset'], ['Cash box', 'asset'], ['Groceries', 'expense'], ['Venue', 'expense'], ['Dues', 'income']] as const) {
     const res = await call('POST', '/accounts', { name, kind });
     expect(res.status).toBe(201);
@@ -49,11 +42,7 @@ async function openBook(locale: string) {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.id as number;
   };
-  const go = async (link: string, heading: string) => {
-    await s.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-    await s.page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-  };
-  return { s, page: s.page, ids, call, pay, go };
+  return { s, page: s.page, ids, call: s.call, pay, go: s.go };
 }
 
 const acceptNext = (page: Page) =>

@@ -33,26 +33,11 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
   const tx: Record<string, number> = {};
   /** The writes (not GETs, not CORS preflights) the page sent to the API, as "METHOD /path". */
   const writes: string[] = [];
+  const call = (method: string, url: string, body?: unknown) => s.call(method, url, body);
+  const go = (link: string, heading: string) => s.go(link, heading);
   /** The bodies of the reconciliations the page posted. */
   const posted: { transaction_ids: number[]; statement_balance_cents: number; statement_date: string }[] = [];
 
-  const call = (method: string, url: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, url, body }) => {
-        const res = await fetch(url, {
-          method,
-          credentials: 'include',
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        return { status: res.status, body: await res.json().catch(() => null) };
-      },
-      { method, url: `${s.api}${url}`, body },
-    );
-  const go = async (link: string, heading: string) => {
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
-  };
   /** Accepts the next window.confirm and answers its question. */
   const acceptNext = () =>
     new Promise<string>((resolve) =>

@@ -41,8 +41,12 @@ export interface WebSession {
   faults: Record<string, unknown>[];
   /** Content-Security-Policy violations reported by the page. */
   violations: string[];
-  /** Posts with the page's own session; answers the status and JSON body. */
+  /** A request to the API with the page's own session; answers the status and JSON body (null when none). */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** `call('POST', path, body)`. */
   post(path: string, body: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Follows a link of the main navigation and waits for the page's heading. */
+  go(link: string, heading: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -91,6 +95,20 @@ export async function openWebSession(options: { prefix: string; email: string; p
   await page.getByRole('button', { name: 'Create a passkey' }).click();
   await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
 
+  const call: WebSession['call'] = (method, path, body) =>
+    page.evaluate(
+      async ({ method, url, body }) => {
+        const res = await fetch(url, {
+          method,
+          credentials: 'include',
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.json().catch(() => null) };
+      },
+      { method, url: `${api}${path}`, body },
+    );
+
   return {
     page,
     context,
@@ -98,14 +116,12 @@ export async function openWebSession(options: { prefix: string; email: string; p
     web,
     faults,
     violations,
-    post: (path, body) =>
-      page.evaluate(
-        async ({ url, payload }) => {
-          const res = await fetch(url, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
-          return { status: res.status, body: await res.json().catch(() => null) };
-        },
-        { url: `${api}${path}`, payload: body },
-      ),
+    call,
+    post: (path, body) => call('POST', path, body),
+    async go(link, heading) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    },
     async close() {
       await context.close();
       await server.stop();
