@@ -222,7 +222,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports 
       'Salary',
       'Groceries',
       'Opening balances',
-      '3,150.00',
+      // Issue 25 item 3 (D20): the printed report shows money in the book's currency too.
+      '€3,150.00',
       '1,285.40',
       '1,864.60',
       '3,450.00',
