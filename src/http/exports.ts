@@ -6,36 +6,91 @@ import { hledgerJournal } from '../book/exports-hledger';
 import { PeriodSchema } from '../book/reports';
 import { describeFault } from '../log';
 import type { AppEnv } from './context';
-import { badQuery, refused, type Reply } from './replies';
+import { EXPORT_IDLE_MS, EXPORT_RETRY_AFTER_SECONDS, EXPORT_SLOTS, takeExportSlot } from './export-budget';
+import { badQuery, ErrorBody, refused, type Reply } from './replies';
 import { route } from './route';
 
 /**
  * A file to save (Content-Disposition: attachment), sent as it is written: only a batch of the book
  * is in memory at a time. The first part is awaited before answering, so a statement that fails
  * at once is the route's 500; a failure later can only cut the download short, and is logged.
+ * Issue 26 item 1: a download takes one of the process's export slots (none free: 503 with
+ * Retry-After) and holds it, with its cursor's connection, until it ends; a client that has not
+ * taken the next part within EXPORT_IDLE_MS has its download cut (cursor closed, connection
+ * given back, response ended), so unread downloads cannot hold the pool.
  */
-async function download(c: Context<AppEnv>, parts: AsyncGenerator<string>, mediaType: string, filename: string): Promise<Response> {
-  const first = await parts.next();
+async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, mediaType: string, filename: string): Promise<Response> {
+  const slot = takeExportSlot();
+  if (!slot) {
+    c.header('Retry-After', String(EXPORT_RETRY_AFTER_SECONDS));
+    return c.json({ error: 'too many exports are running; try again shortly' }, 503);
+  }
+  let parts: AsyncGenerator<string>;
+  let first: IteratorResult<string>;
+  try {
+    parts = book();
+    first = await parts.next();
+  } catch (error) {
+    slot.release();
+    throw error;
+  }
   const encoder = new TextEncoder();
+  let idle: NodeJS.Timeout | undefined;
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(idle);
+    try {
+      await parts.return(undefined);
+    } finally {
+      slot.release();
+    }
+  };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      if (first.done) controller.close();
-      else controller.enqueue(encoder.encode(first.value));
+      if (first.done) {
+        controller.close();
+        void end();
+        return;
+      }
+      controller.enqueue(encoder.encode(first.value));
+      idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
     },
     async pull(controller) {
+      clearTimeout(idle);
+      if (ended) return;
       try {
         const next = await parts.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        if (ended) return;
+        if (next.done) {
+          controller.close();
+          await end();
+        } else {
+          controller.enqueue(encoder.encode(next.value));
+          idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
+        }
       } catch (error) {
         c.var.log.error('export.fault', { path: c.req.path, ...describeFault(error) });
         controller.error(error);
+        await end().catch(() => {});
       }
     },
     async cancel() {
-      await parts.return(undefined);
+      await end();
     },
   });
+  /** The client took nothing for EXPORT_IDLE_MS: give the connection back and end the response. */
+  function stalled(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    if (ended) return;
+    c.var.log.info('export.stalled', { path: c.req.path, idle_ms: EXPORT_IDLE_MS });
+    void end().catch((error: unknown) => c.var.log.error('export.fault', { path: c.req.path, ...describeFault(error) }));
+    // Served by @hono/node-server, the response waits for the socket to drain and would not see an
+    // error of the stream: end it here. Under app.request there is no such object: error the stream.
+    const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
+    if (outgoing?.destroy) outgoing.destroy();
+    else controller.error(new Error('the client stopped reading'));
+  }
   return c.body(body, 200, {
     'Content-Type': `${mediaType}; charset=utf-8`,
     'Content-Disposition': `attachment; filename="${filename}"`,
@@ -53,6 +108,13 @@ function file(description: string, mediaType: string, filename: string, body: st
 }
 
 const badJournalQuery = refused('A malformed date, or a commodity that is not three upper-case letters (ISO 4217).');
+/** Issue 26 item 1: the documented 503 of a download refused for want of an export slot. */
+const busy: Reply = {
+  description: `${EXPORT_SLOTS} exports are already running in this process (each holds a database connection while it runs): \`{"error": …}\`, try again after Retry-After. A running download whose client takes nothing for ${EXPORT_IDLE_MS / 1000} s is cut and its connection given back.`,
+  json: ErrorBody,
+  headers: { 'Retry-After': `seconds to wait (${EXPORT_RETRY_AFTER_SECONDS})` },
+};
+
 const PERIOD = '`from` and `to` (optional) limit the transactions by date, both included.';
 
 /** D17: /export/* (full tier): the books as a CSV file, an hledger journal and a Beancount file. */
@@ -68,10 +130,11 @@ export const exportRoutes = [
           'RFC 4180 (CRLF line ends), header `transaction_id,occurred_on,description,account_id,account_name,account_kind,amount`; `amount` the stored signed amount with two decimals (`-12.30`); a text cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `\'`.',
         ),
         400: badQuery,
+        503: busy,
       },
     },
     {},
-    async (c, { query }) => download(c, transactionsCsv(c.var.db, query), 'text/csv', 'transactions.csv'),
+    async (c, { query }) => download(c, () => transactionsCsv(c.var.db, query), 'text/csv', 'transactions.csv'),
   ),
   route(
     {
@@ -84,10 +147,11 @@ export const exportRoutes = [
           'An hledger journal; amounts with two decimals in `commodity` (default: the book\'s currency, D20).',
         ),
         400: badJournalQuery,
+        503: busy,
       },
     },
     {},
-    async (c, { query }) => download(c, hledgerJournal(c.var.db, query), 'text/plain', 'ledger.journal'),
+    async (c, { query }) => download(c, () => hledgerJournal(c.var.db, query), 'text/plain', 'ledger.journal'),
   ),
   route(
     {
@@ -100,9 +164,10 @@ export const exportRoutes = [
           'A Beancount file; amounts with two decimals in `commodity` (default: the book\'s currency, D20).',
         ),
         400: badJournalQuery,
+        503: busy,
       },
     },
     {},
-    async (c, { query }) => download(c, beancountFile(c.var.db, query), 'text/plain', 'ledger.beancount'),
+    async (c, { query }) => download(c, () => beancountFile(c.var.db, query), 'text/plain', 'ledger.beancount'),
   ),
 ];
