@@ -142,7 +142,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     expect((await half.request(`/oauth/device_info?user_code=${started.user_code}`)).status).toBe(401);
   });
 
-  it('Fetch Metadata: a cross-site device_info or device/approve carries no session (401) and spends none of its attempts; same-site still works', async () => {
+  it('Fetch Metadata: a cross-site device_info or device/approve carries no session (401) and spends none of its attempts; the web app (Origin: WEB_ORIGIN, same-site) still works', async () => {
     const b = new Browser(h);
     await b.signIn('device@example.com', PASSWORD, key);
     const started = await start(h);
@@ -156,7 +156,7 @@ describeEachDatabase('device grant (spec: Device grant)', (h) => {
     const [grant] = await h.db.select().from(deviceGrants).where(eq(deviceGrants.userCode, started.user_code));
     expect(grant!.status).toBe('pending');
 
-    const sameSite = { 'sec-fetch-site': 'same-site' };
+    const sameSite = { origin: 'http://localhost:38080', 'sec-fetch-site': 'same-site' };
     await expectOAuth(await b.request('/oauth/device_info?user_code=ZZZZ-ZZZZ', { headers: sameSite }), 400, 'invalid_grant');
     expect(await attempts(b)).toBe(1);
     expect((await b.request(`/oauth/device_info?user_code=${started.user_code}`, { headers: sameSite })).status).toBe(200);

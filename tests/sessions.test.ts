@@ -535,16 +535,25 @@ describeEachDatabase('Sessions (spec: Session state table; D4)', (h) => {
     );
   });
 
-  it('Fetch Metadata: same-origin, same-site (the web app on another port of the same host), none and no Sec-Fetch-Site keep the session; a same-site logout ends it', async () => {
+  it('D25: the cookie counts with Origin: WEB_ORIGIN (the web app, same-site to the API) or with neither Origin nor Sec-Fetch-Site; Sec-Fetch-Site alone or another Origin does not; the web app\'s logout ends the session', async () => {
     const user = await newUser('samesite');
     const b = browser();
     await b.signIn(user.email, user.password, new SoftwareAuthenticator());
     const full = b.session!;
-    for (const site of ['same-origin', 'same-site', 'none', undefined]) {
-      const headers: Record<string, string> = site ? { 'sec-fetch-site': site } : {};
-      expect((await b.request('/auth/me', { headers })).status, String(site)).toBe(200);
+    for (const site of ['same-origin', 'same-site', 'cross-site', undefined]) {
+      const headers: Record<string, string> = { origin: TEST_ENV.WEB_ORIGIN, ...(site ? { 'sec-fetch-site': site } : {}) };
+      expect((await b.request('/auth/me', { headers })).status, `WEB_ORIGIN, ${site}`).toBe(200);
     }
-    const logout = await b.request('/auth/logout', { method: 'POST', headers: { 'sec-fetch-site': 'same-site' } });
+    expect((await b.request('/auth/me')).status, 'no Origin, no Sec-Fetch-Site').toBe(200);
+    for (const site of ['same-origin', 'same-site', 'none']) {
+      await expectAuthenticationRequired(await b.request('/auth/me', { headers: { 'sec-fetch-site': site } }), `${site} without Origin`);
+      await expectAuthenticationRequired(
+        await b.request('/auth/me', { headers: { origin: 'http://localhost:38082', 'sec-fetch-site': site } }),
+        `${site} from another port`,
+      );
+    }
+    expect(await sessionRow(full)).toBeDefined();
+    const logout = await b.request('/auth/logout', { method: 'POST', headers: { origin: TEST_ENV.WEB_ORIGIN, 'sec-fetch-site': 'same-site' } });
     expect(logout.status).toBe(204);
     expect(lgSessionCookies(logout)).toHaveLength(1);
     expect(b.session).toBeUndefined();

@@ -17,22 +17,37 @@ function attributes(c: Context<AppEnv>) {
 }
 
 /**
- * Did the browser mark this request as started by another site (Fetch Metadata)? SameSite=Lax
- * still sends the cookie on a cross-site top-level navigation (a link, a form GET); such a request
- * must not act as the session. `same-site` stays allowed: WEB_ORIGIN and API_ORIGIN are usually
- * two ports of one host. An absent header (older browsers, non-browser clients) changes nothing.
+ * D25: does the session cookie count on this request? Only when the request's `Origin` is
+ * WEB_ORIGIN (the web app's own `fetch`, which sends it: its calls to API_ORIGIN are cross-origin),
+ * or when it carries neither `Origin` nor `Sec-Fetch-Site` (a program such as curl or a script, not
+ * a browser page). Anything else comes from some page that is not the web app: another site, or
+ * another port or subdomain of the same site (`Sec-Fetch-Site: same-site`, for which SameSite=Lax
+ * still sends the cookie, on navigations and forms alike), or a navigation typed or bookmarked
+ * (`none`). The web app never navigates to an API route that needs the session (downloads are
+ * fetched, the consent and device pages are the app's own), so nothing it does is refused.
+ */
+export function cookieCounts(c: Context<AppEnv>): boolean {
+  const origin = c.req.header('Origin');
+  if (origin !== undefined) return origin.trim().toLowerCase() === c.var.config.webOrigin;
+  return c.req.header('Sec-Fetch-Site') === undefined;
+}
+
+/**
+ * The negation of `cookieCounts` (D25): a request from a browser page other than the web app.
+ * Such a request must neither act as the session nor make the browser drop its cookie. The name
+ * is kept from the rule before D25 (which looked at `Sec-Fetch-Site: cross-site` alone).
  */
 export function isCrossSite(c: Context<AppEnv>): boolean {
-  return c.req.header('Sec-Fetch-Site')?.trim().toLowerCase() === 'cross-site';
+  return !cookieCounts(c);
 }
 
 /**
  * The session id the request carries, or undefined. The one place the cookie is read, so every
- * tier and logout treat a cross-site request as carrying no cookie: it cannot use the session,
- * spend its device-code attempts or end it.
+ * tier and logout treat a request whose cookie does not count (D25) as carrying no cookie: it
+ * cannot use the session, spend its device-code attempts or end it.
  */
 export function readSessionCookie(c: Context<AppEnv>): string | undefined {
-  if (isCrossSite(c)) return undefined;
+  if (!cookieCounts(c)) return undefined;
   const value = getCookie(c, SESSION_COOKIE);
   // Our ids are 43 base64url characters; anything else names no session and is not looked up.
   return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
