@@ -25,9 +25,27 @@ export function displayControlRefusal(field: string): string {
 }
 
 /**
+ * Invisible characters (D25): Unicode default-ignorable code points (zero-width spaces and
+ * joiners, the soft hyphen, fillers, tag characters, variation selectors …) and format
+ * characters (Cf: the byte-order mark, U+2060, U+180E, U+1D173 …).
+ */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/**
+ * Text we store (D25): invisible characters removed, then NFC. Uniqueness and duplicates are
+ * decided on the result, so `Ba\u200Bnk` is `Bank` and `Cafe\u0301` is `Café`. The display
+ * controls above are left in place: where they are refused (hasDisplayControlCharacters), the
+ * refusal names them rather than hiding them; client names remove them first.
+ */
+export function storedText(s: string): string {
+  return s.replace(INVISIBLE, (c) => (DISPLAY_CONTROL.test(c) ? c : '')).normalize('NFC');
+}
+
+/**
  * A required piece of human text (an account name, a description): trimmed, non-empty, free of
  * control characters, display controls and unpaired surrogates, at most `max` characters (code
- * points; D6 limits). Refused rather than cleaned: the author sees what was wrong.
+ * points; D6 limits). Those are refused rather than cleaned: the author sees what was wrong. What
+ * passes is stored as storedText gives it (D25): other invisible characters removed, then NFC.
  */
 export function requiredText(field: string, max: number) {
   const required = `${field} is required`;
@@ -38,6 +56,9 @@ export function requiredText(field: string, max: number) {
     v.check((s) => s.isWellFormed(), `${field} is not valid Unicode text`),
     v.check((s) => !hasControlCharacters(s), `${field} must not contain control characters`),
     v.check((s) => !hasDisplayControlCharacters(s), displayControlRefusal(field)),
+    v.transform(storedText),
+    v.trim(),
+    v.minLength(1, required),
     v.check((s) => [...s].length <= max, `${field} has at most ${max} characters`),
   );
 }

@@ -75,6 +75,18 @@ async function expectSpecShape(res: Response, what: string): Promise<void> {
 /** Stored names and descriptions refuse these: bidi controls and marks, line and paragraph separators. */
 const DISPLAY_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/u;
 
+/**
+ * D25, as the oracle reads it: of a trimmed text that passed the refusals, every code point that is
+ * default-ignorable or a format character (other than the refused display controls) is dropped,
+ * the rest composed (NFC) and trimmed again; what is left is what the server stores and compares.
+ */
+const storedForm = (trimmed: string): string =>
+  [...trimmed]
+    .filter((c) => DISPLAY_CONTROL.test(c) || !(/^\p{Default_Ignorable_Code_Point}$/u.test(c) || /^\p{General_Category=Format}$/u.test(c)))
+    .join('')
+    .normalize('NFC')
+    .trim();
+
 const ASCII = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 });
 const NASTY_TEXT = fc.oneof(
   fc.string({ maxLength: 30 }),
@@ -235,8 +247,10 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
     const acceptable = (t: { occurred_on: unknown; description: unknown; entries: { account_id: unknown; amount_cents: unknown }[] }) => {
       if (typeof t.occurred_on !== 'string' || !isCalendarDate(t.occurred_on)) return false;
       if (typeof t.description !== 'string') return false;
-      const d = t.description.trim();
-      if (d === '' || [...d].length > DESCRIPTION_MAX || /\p{Cc}/u.test(d) || DISPLAY_CONTROL.test(d) || !d.isWellFormed()) return false;
+      const raw = t.description.trim();
+      if (/\p{Cc}/u.test(raw) || DISPLAY_CONTROL.test(raw) || !raw.isWellFormed()) return false;
+      const d = storedForm(raw);
+      if (d === '' || [...d].length > DESCRIPTION_MAX) return false;
       if (t.entries.length < ENTRIES_MIN || t.entries.length > ENTRIES_MAX) return false;
       let sum = 0n;
       for (const e of t.entries) {
@@ -262,7 +276,7 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
           id: number; description: string; entries: { account_id: number; amount_cents: number }[];
         }[];
         const stored = list.find((x) => x.id === id)!;
-        expect(stored.description).toBe((t.description as string).trim());
+        expect(stored.description).toBe(storedForm((t.description as string).trim()));
         expect(stored.entries.map((e) => [e.account_id, e.amount_cents])).toEqual((t.entries as { account_id: unknown; amount_cents: unknown }[]).map((e) => [e.account_id, (e.amount_cents as number) + 0]));
       }),
       { numRuns: RUNS },
@@ -275,8 +289,10 @@ describeEachDatabase('hostile input on every route (issue 6/6 scope 4)', (h) => 
       fc.asyncProperty(fc.oneof(NASTY_TEXT, fc.string({ minLength: 95, maxLength: 105 }), JSON_VALUE), async (name) => {
         const before = await ledgerSnapshot(h);
         const res = await h.call(token, 'POST', '/accounts', { name, kind: 'expense' });
-        const trimmed = typeof name === 'string' ? name.trim() : '';
-        const fits = typeof name === 'string' && trimmed !== '' && [...trimmed].length <= ACCOUNT_NAME_MAX && !/\p{Cc}/u.test(trimmed) && !DISPLAY_CONTROL.test(trimmed) && trimmed.isWellFormed();
+        const raw = typeof name === 'string' ? name.trim() : '';
+        const passes = typeof name === 'string' && !/\p{Cc}/u.test(raw) && !DISPLAY_CONTROL.test(raw) && raw.isWellFormed();
+        const trimmed = passes ? storedForm(raw) : '';
+        const fits = passes && trimmed !== '' && [...trimmed].length <= ACCOUNT_NAME_MAX;
         // D6: taken means a name equal without regard to case, as the database folds case (lower()).
         const taken = fits && rowsOf<{ taken: boolean }>(
           await h.db.execute(sql`select exists (select 1 from accounts where lower(name) = lower(${trimmed})) as taken`),

@@ -1,5 +1,5 @@
 import { invalid, type LineError } from '../../errors';
-import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from '../../text';
+import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters, storedText } from '../../text';
 import { DESCRIPTION_MAX } from '../transactions';
 import type { DateFormat } from './dates';
 
@@ -152,7 +152,8 @@ export function joinTexts(parts: readonly (string | undefined)[], joiner = DESCR
  * missing), control characters, text-direction controls.
  */
 export function cleanDescription(text: string, empty = 'the description is empty'): string {
-  let collapsed = collapseWhitespace(text);
+  // D25: invisible characters removed, then NFC, before whitespace is collapsed (linear in the text).
+  let collapsed = collapseWhitespace(storedText(text));
   if (collapsed === '') throw lineFault(empty);
   // Cut before the checks: only what is kept is checked, and a huge field costs no more than a short one.
   if (collapsed.length > DESCRIPTION_MAX) collapsed = Array.from(collapsed.slice(0, DESCRIPTION_MAX * 2)).slice(0, DESCRIPTION_MAX).join('').trimEnd();
