@@ -1,4 +1,4 @@
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { authorizationCodes, deviceGrants, passkeys, users } from '../db/schema';
@@ -77,10 +77,24 @@ export async function listUsers(db: Db): Promise<UserSummary[]> {
 
 /**
  * The user's row lock: it serialises every change to that user's credentials (password, passkeys)
- * and is always taken before a session's row lock (`lockLiveSession`).
+ * and is always taken before a session's row lock (`lockLiveSession`) and before the user's codes,
+ * device grants and tokens are revoked.
  */
 async function lockUser(db: Db, userId: number): Promise<void> {
   await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+}
+
+/**
+ * Issue 26 item 4: a grant about to issue tokens (a rotation, a code redemption, a device claim)
+ * first takes its user's row in KEY SHARE, found through the credential it redeems (`userOf`, a
+ * subquery of one user id), before it touches that credential's row. A password change holds the
+ * same row FOR UPDATE before it revokes: one lock order for both, so whichever comes first the other
+ * waits for it whole (a rotation after a password change finds its token revoked; a password change
+ * after a rotation revokes the new pair), and neither waits for a row the other holds, which was
+ * the deadlock (40P01, a 500) of a password change racing a rotation.
+ */
+export async function holdUserForGrant(db: Db, userOf: SQL): Promise<void> {
+  await db.execute(sql`select id from ${users} where id = (${userOf}) for key share`);
 }
 
 /**
@@ -122,6 +136,8 @@ export async function resetPassword(db: Db, email: string, password: string): Pr
   const user = await requireUser(db, email);
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
+    // The lock order of every credential change (holdUserForGrant): the user first.
+    await lockUser(tx, user.id);
     await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id));
     await endAllSessionsOf(tx, user.id);
     await revokeAllCredentialsOf(tx, user.id);

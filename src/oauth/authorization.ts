@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { authorizationCodes } from '../db/schema';
 import { randomSecret, sha256Hex } from '../identity/secrets';
+import { holdUserForGrant } from '../identity/users';
 import { issueTokenPair, type TokenPair } from './grants';
 import { markClientUsed, requireClient, storeMetadataDocumentClient, type OAuthClient } from './clients';
 import { invalidRequest } from './errors';
@@ -134,6 +135,7 @@ export function exchangeAuthorizationCode(
   audience: string,
 ): Promise<TokenPair | undefined> {
   return db.transaction(async (tx) => {
+    await holdUserForGrant(tx, sql`select ${authorizationCodes.userId} from ${authorizationCodes} where ${authorizationCodes.hash} = ${sha256Hex(input.code)}`);
     const grant = await redeemAuthorizationCode(tx, input);
     return grant ? issueTokenPair(tx, { ...grant, audience, parentHash: null }) : undefined;
   });

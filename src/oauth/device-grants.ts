@@ -3,6 +3,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { deviceGrants, oauthClients, sessions } from '../db/schema';
 import { randomSecret, sha256Hex } from '../identity/secrets';
+import { holdUserForGrant } from '../identity/users';
 import { issueTokenPair, type TokenPair } from './grants';
 import {
   hasMetadataDocument,
@@ -177,6 +178,7 @@ export async function pollDeviceCode(
 ): Promise<TokenPair> {
   const hash = sha256Hex(input.deviceCode);
   const outcome = await db.transaction(async (tx): Promise<TokenPair | OAuthError> => {
+    await holdUserForGrant(tx, sql`select ${deviceGrants.userId} from ${deviceGrants} where ${deviceGrants.deviceCodeHash} = ${hash}`);
     const [grant] = await tx
       .select({
         clientId: deviceGrants.clientId,

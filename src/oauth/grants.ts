@@ -3,6 +3,7 @@ import type { Db } from '../db/database';
 import { tokens } from '../db/schema';
 import { newToken, sha256Hex } from '../identity/secrets';
 import { live, revokeDescendants, revokeGrantOf } from '../identity/tokens';
+import { holdUserForGrant } from '../identity/users';
 
 // The grant steps of the token endpoint and of revocation: issuing a pair, rotating a refresh
 // token, revoking by token (RFC 6749 §5–6, RFC 7009).
@@ -70,6 +71,7 @@ export function rotateRefreshToken(
 ): Promise<TokenPair | undefined> {
   const hash = sha256Hex(input.refreshToken);
   return db.transaction(async (tx) => {
+    await holdUserForGrant(tx, sql`select ${tokens.userId} from ${tokens} where ${tokens.hash} = ${hash}`);
     const [retired] = await tx
       .update(tokens)
       .set({ retiredAt: sql`now()`, lastUsedAt: sql`now()` })
