@@ -1,4 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
+import { addUser } from '../src/identity/users';
+import { SoftwareAuthenticator } from './support/authenticator';
+import { Browser } from './support/browser';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -123,6 +126,18 @@ describeEachDatabase('invisible characters in text we store (issue 26 item 6, D2
     const res = await register('\u200B\u3164\u115F');
     expect(res.status).toBe(201);
     expect((await json<Json>(res)).client_name).toBe('an unnamed client');
+  });
+
+  it('a passkey\'s name loses each invisible character and is NFC', async () => {
+    await addUser(h.db, 'passkeys@invisible.example', 'a password for the passkey names');
+    const person = new Browser(h);
+    await person.signIn('passkeys@invisible.example', 'a password for the passkey names', new SoftwareAuthenticator());
+    for (const [label, char] of INVISIBLE.slice(0, 5)) {
+      const res = await person.enrol(new SoftwareAuthenticator(), `Pho${char}ne ${label} Cafe\u0301`);
+      expect(res.status, label).toBe(200);
+    }
+    const names = ((await json<{ name: string }[]>(await person.request('/auth/passkeys'))).map((p) => p.name)).slice(1);
+    expect(names).toEqual(INVISIBLE.slice(0, 5).map(([label]) => `Phone ${label} Café`));
   });
 
   it('an imported CSV description loses each invisible character and is NFC', async () => {

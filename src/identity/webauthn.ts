@@ -27,7 +27,7 @@ import {
   type IssuedSession,
   type SessionView,
 } from './sessions';
-import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters } from '../text';
+import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters, storedText } from '../text';
 import { underLiveSession } from './users';
 
 /** D2: RP ID = hostname of WEB_ORIGIN; expected origin = WEB_ORIGIN. */
@@ -100,9 +100,12 @@ async function verified<T>(verify: () => Promise<T>): Promise<T> {
  */
 function requestedPasskeyName(raw: unknown): string {
   if (typeof raw !== 'string') return '';
-  const name = raw.trim();
-  if (hasControlCharacters(name)) throw invalid('name must not contain control characters');
-  if (hasDisplayControlCharacters(name)) throw invalid(displayControlRefusal('name'));
+  const trimmed = raw.trim();
+  if (hasControlCharacters(trimmed)) throw invalid('name must not contain control characters');
+  if (hasDisplayControlCharacters(trimmed)) throw invalid(displayControlRefusal('name'));
+  // D25 (issue 26 item 6): a passkey's name is stored like every name we keep: no invisible
+  // characters, NFC.
+  const name = storedText(trimmed).trim();
   return [...name].slice(0, PASSKEY_NAME_MAX_LENGTH).join('');
 }
 
