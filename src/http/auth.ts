@@ -8,7 +8,7 @@ import { hasControlCharacters } from '../text';
 import { changePassword } from '../identity/users';
 import { LoginResult, Me } from '../identity/views';
 import { requestSchema } from '../shapes';
-import { clearSessionCookie, isCrossSite, readSessionCookie, setSessionCookie } from './session-cookie';
+import { clearSessionCookie, cookieCounts, readSessionCookie, setSessionCookie } from './session-cookie';
 import { badJson, refused, setCookie, throttled } from './replies';
 import { route } from './route';
 
@@ -73,8 +73,8 @@ export const authRoutes = [
     async (c) => {
       const cookie = readSessionCookie(c);
       if (cookie) await endSession(c.var.db, cookie);
-      // Another site's request ends nothing and must not make the browser drop the cookie either.
-      if (!isCrossSite(c)) clearSessionCookie(c);
+      // A request whose cookie does not count (D25) ends nothing and must not make the browser drop the cookie either.
+      if (cookieCounts(c)) clearSessionCookie(c);
       return c.body(null, 204);
     },
   ),

@@ -33,15 +33,6 @@ export function cookieCounts(c: Context<AppEnv>): boolean {
 }
 
 /**
- * The negation of `cookieCounts` (D25): a request from a browser page other than the web app.
- * Such a request must neither act as the session nor make the browser drop its cookie. The name
- * is kept from the rule before D25 (which looked at `Sec-Fetch-Site: cross-site` alone).
- */
-export function isCrossSite(c: Context<AppEnv>): boolean {
-  return !cookieCounts(c);
-}
-
-/**
  * The session id the request carries, or undefined. The one place the cookie is read, so every
  * tier and logout treat a request whose cookie does not count (D25) as carrying no cookie: it
  * cannot use the session, spend its device-code attempts or end it.
