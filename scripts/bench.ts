@@ -196,7 +196,7 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
   const user = await addUser(database.db, 'bench@example.com', 'a bench password');
   const token = await mintToken(database.db, { userId: user.id, label: 'bench', days: 1, audience: base });
   const grants = await Promise.all(
-    Array.from({ length: CONNECTIONS }, () => issueTokenPair(database.db, { userId: user.id, clientId: 'ledger-cli', audience: base, parentHash: null })),
+    Array.from({ length: CONNECTIONS }, () => issueTokenPair(database.db, { userId: user.id, clientId: 'ledger-cli', audience: base })),
   );
   await database.close();
 

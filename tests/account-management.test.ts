@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
-import { oauthClients, passkeys, sessions, tokens, users } from '../src/db/schema';
+import { grants, oauthClients, passkeys, sessions, tokens, users } from '../src/db/schema';
 import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser, signInNewPerson, type SignedInPerson } from './support/browser';
@@ -44,12 +44,20 @@ describeEachDatabase('account management (spec: Session and account management; 
     row: { kind: 'access' | 'refresh'; clientId?: string; parent?: string | null; retired?: boolean; expiresAt?: Date },
   ): Promise<string> {
     const token = rawToken();
+    const parentHash = row.parent === undefined || row.parent === null ? null : sha256Hex(row.parent);
+    const clientId = row.clientId ?? 'ledger-desktop';
+    // D25: a token joins its parent's grant; a refresh token with none starts one.
+    const [parent] = parentHash ? await h.db.select({ grantId: tokens.grantId }).from(tokens).where(eq(tokens.hash, parentHash)) : [];
+    const grantId =
+      parent?.grantId ??
+      (row.kind === 'refresh' ? (await h.db.insert(grants).values({ userId, clientId }).returning({ id: grants.id }))[0]!.id : null);
     await h.db.insert(tokens).values({
       hash: sha256Hex(token),
       kind: row.kind,
       userId,
-      clientId: row.clientId ?? 'ledger-desktop',
-      parentHash: row.parent === undefined || row.parent === null ? null : sha256Hex(row.parent),
+      clientId,
+      grantId,
+      parentHash,
       audience: h.config.apiOrigin,
       expiresAt: row.expiresAt ?? new Date(Date.now() + (row.kind === 'refresh' ? 60 * DAY : 3_600_000)),
       retiredAt: row.retired ? sql`now() - interval '1 minute'` : null,
@@ -347,7 +355,7 @@ describeEachDatabase('account management (spec: Session and account management; 
     const list = await listTokens(alice.browser.request('/auth/tokens'));
     expect(ids(list)).toEqual([sha256Hex(alice.token), sha256Hex(script)].sort());
     for (const row of list) {
-      expect(Object.keys(row).sort()).toEqual(['client_id', 'client_name', 'expires_at', 'id', 'kind', 'label', 'last_used_at']);
+      expect(Object.keys(row).sort()).toEqual(['client_id', 'client_name', 'expires_at', 'grant_id', 'id', 'kind', 'label', 'last_used_at']);
       expect(row.id).toMatch(/^[0-9a-f]{64}$/);
       expect(row.expires_at).toMatch(ISO_UTC);
     }
@@ -359,6 +367,7 @@ describeEachDatabase('account management (spec: Session and account management; 
       client_id: 'ledger-cli',
       client_name: cliName,
       kind: 'access',
+      grant_id: null,
       label: 'backup-script',
       last_used_at: null,
       expires_at: stored.expiresAt.toISOString(),
@@ -397,6 +406,8 @@ describeEachDatabase('account management (spec: Session and account management; 
       client_id: 'ledger-desktop',
       client_name: await clientName('ledger-desktop'),
       kind: 'refresh',
+      // D25: the grant's family, the same as the retired R1's.
+      grant_id: (await tokenRow(sha256Hex(r1))).grantId,
       label: null,
       last_used_at: expect.stringMatching(ISO_UTC),
       expires_at: stored.expiresAt.toISOString(),

@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { loadConfig } from '../src/config';
-import { users as usersTable } from '../src/db/schema';
+import { tokens, users as usersTable } from '../src/db/schema';
 import { createApp, type App } from '../src/http/app';
 import { mintToken } from '../src/identity/tokens';
 import { addUser } from '../src/identity/users';
+import { issueTokenPair } from '../src/oauth/grants';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
 import { newDataRoot } from './support/embedded';
 import { TEST_ENV } from './support/harness';
+import { sha256Hex } from './support/http';
 import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 
 // D14: `ledger backup` writes one consistent, checked, 0600 snapshot of the instance; `ledger
@@ -116,7 +118,7 @@ describe('ledger backup and restore (D14)', () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines`);
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
@@ -125,7 +127,7 @@ describe('ledger backup and restore (D14)', () => {
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines$/);
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines$/);
     expect(await readBook(appOn(middle))).toEqual(before);
 
     const second = path.join(root, 'second.ledger-backup');
@@ -186,6 +188,45 @@ describe('ledger backup and restore (D14)', () => {
     expect(book['/settings']).toEqual({ book_style: 'club', currency: 'EUR', closed_through: null });
     expect(book.reconciliations).toEqual([]);
     expect(book['/transactions']).toEqual(before['/transactions']);
+  }, 120_000);
+
+  it('D25: a backup made before grants (schema 10) restores each OAuth connection as a family of its own, which rotates and is revoked whole', async () => {
+    const origin = await fresh('embedded');
+    const owner = await addUser(origin.db, 'grants@example.com', PASSWORD);
+    const pair = await issueTokenPair(origin.db, { userId: owner.id, clientId: 'ledger-cli', audience: config.apiOrigin });
+    const made = path.join(root, 'grants.ledger-backup');
+    expect((await ledger(['backup', made], origin)).code).toBe(0);
+    const text = readFileSync(made, 'utf8');
+    const header = JSON.parse(text.slice(0, text.indexOf('\n')));
+    const rows = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    expect(rows.grants).toHaveLength(1);
+    delete rows.grants;
+    for (const t of rows.tokens) delete t.grant_id;
+    delete header.counts.grants;
+    const body = JSON.stringify(rows);
+    const file = path.join(root, 'before-grants.ledger-backup');
+    writeFileSync(file, `${JSON.stringify({ ...header, schema: 10, sha256: createHash('sha256').update(body).digest('hex') })}\n${body}\n`);
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const restored = await ledger(['restore', file], target);
+    expect(restored.code, restored.stderr).toBe(0);
+
+    const grantOf = async (token: string) =>
+      (await target.db.select({ grantId: tokens.grantId }).from(tokens).where(eq(tokens.hash, sha256Hex(token))))[0]?.grantId;
+    const family = await grantOf(pair.refresh_token);
+    expect(family).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await grantOf(pair.access_token)).toBe(family);
+    const request = requester(appOn(target));
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
+    });
+    const rotated = await request('/oauth/token', form({ grant_type: 'refresh_token', refresh_token: pair.refresh_token, client_id: 'ledger-cli' }));
+    expect(rotated.status).toBe(200);
+    const next = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect(await grantOf(next.refresh_token)).toBe(family);
+    expect((await request('/oauth/revoke', form({ token: next.refresh_token }))).status).toBe(200);
+    for (const t of [pair.access_token, next.access_token]) {
+      expect((await request('/accounts', { headers: { authorization: `Bearer ${t}` } })).status).toBe(401);
+    }
   }, 120_000);
 
   it('refuses, with one line and changing nothing: a non-empty target, a file that is not a backup, a truncated, an altered and a newer one', async () => {

@@ -88,7 +88,7 @@ describeEachDatabase('bearer tokens on the full-tier ledger routes (spec: Authen
     const foreign = await mintToken(h.db, { userId: validUserId, label: 'foreign', days: 1, audience: 'http://other.example' });
 
     // A refresh token is not an access token, although it has the same format and storage.
-    const pair = await issueTokenPair(h.db, { userId: validUserId, clientId: 'ledger-cli', audience, parentHash: null });
+    const pair = await issueTokenPair(h.db, { userId: validUserId, clientId: 'ledger-cli', audience });
 
     // A token whose user was removed (tokens cascade with the user).
     const goneUser = await addUser(h.db, 'bearer-gone@example.com', 'correct horse battery staple');

@@ -159,6 +159,7 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
         userId: tokens.userId,
         clientId: tokens.clientId,
         parentHash: tokens.parentHash,
+        grantId: tokens.grantId,
         audience: tokens.audience,
         retiredAt: tokens.retiredAt,
         revokedAt: tokens.revokedAt,
@@ -528,7 +529,8 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
 
   it('GET /auth/tokens shows one row per grant, the live refresh token, after several rotations (last used at the last rotation)', async () => {
     const person = await freshPerson('connections@example.com');
-    let pair = await newPair(person);
+    const first = await newPair(person);
+    let pair = first;
     for (let i = 0; i < 3; i++) pair = await rotate(pair.refresh_token);
     const lastRotation = (await tokenRow(pair.refresh_token))!.lastUsedAt!;
     const res = await person.request('/auth/tokens');
@@ -541,6 +543,8 @@ describeEachDatabase('POST /oauth/token and POST /oauth/revoke', (h) => {
       client_id: 'ledger-cli',
       client_name: 'Ledger CLI',
       kind: 'refresh',
+      // D25: the family of the first pair, unchanged by every rotation.
+      grant_id: (await tokenRow(first.refresh_token))!.grantId,
       label: null,
       last_used_at: lastRotation.toISOString(),
       expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),

@@ -44,6 +44,8 @@ const SESSION_ONLY = [
   'post /auth/password',
   'delete /auth/passkeys/{id}',
   'delete /auth/tokens/{id}',
+  // D25 (beyond the spec; session-only like the spec's credential routes).
+  'delete /auth/grants/{grant_id}',
   'post /oauth/authorize/approve',
   'get /oauth/device_info',
   'post /oauth/device/approve',
@@ -320,7 +322,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
 
   it('answers as documented without a credential (401) and with a bearer token where the tier refuses it', async () => {
     const { token } = await h.userWithToken('openapi-probe@example.com');
-    const concrete = (path: string) => path.replace('/auth/tokens/{id}', `/auth/tokens/${'0'.repeat(64)}`).replace('{id}', '2147483000');
+    const concrete = (path: string) => path.replace('/auth/tokens/{id}', `/auth/tokens/${'0'.repeat(64)}`).replace('{grant_id}', '00000000-0000-4000-8000-000000000000').replace('{id}', '2147483000');
     for (const [operation, op] of operationsOf(doc)) {
       if (op['x-tier'] === 'open') continue;
       const [method, template] = operation.split(' ') as [string, string];
@@ -409,6 +411,16 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
       'POST',
       '/oauth/token',
     );
+    // D25: the connection ends by its family, once; then it is no live family of the caller.
+    const grantRow = (await expectDocumented(await b.request('/auth/tokens'), 'GET', '/auth/tokens')).find((c: Json) => c.client_id === 'ledger-cli' && c.kind === 'refresh');
+    expect(grantRow.grant_id).toMatch(/^[0-9a-f-]{36}$/);
+    const ended = await b.request(`/auth/grants/${grantRow.grant_id}`, { method: 'DELETE' });
+    expect(ended.status).toBe(204);
+    await expectDocumented(ended, 'DELETE', '/auth/grants/{grant_id}');
+    const again = await b.request(`/auth/grants/${grantRow.grant_id}`, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    await expectDocumented(again, 'DELETE', '/auth/grants/{grant_id}');
+    await expectDocumented(await b.request('/auth/grants/not-a-grant', { method: 'DELETE' }), 'DELETE', '/auth/grants/{grant_id}');
     await expectDocumented(await h.request('/oauth/revoke', form({ token: refreshed.refresh_token })), 'POST', '/oauth/revoke');
     await expectDocumented(await h.request('/oauth/revoke', form({})), 'POST', '/oauth/revoke');
     await expectDocumented(await h.call(token, 'GET', '/oauth/client_info?client_id=ledger-cli'), 'GET', '/oauth/client_info');

@@ -32,8 +32,8 @@ describeEachDatabase('a password change racing a rotation (issue 26 item 4)', (h
     try {
       for (let round = 0; round < ROUNDS; round++) {
         // Scanned first by the revocation: issued before the pair the rotation redeems.
-        const held = await issueTokenPair(h.db, { userId: person.userId, clientId: 'ledger-cli', audience: h.config.apiOrigin, parentHash: null });
-        const pair = await issueTokenPair(h.db, { userId: person.userId, clientId: 'ledger-cli', audience: h.config.apiOrigin, parentHash: null });
+        const held = await issueTokenPair(h.db, { userId: person.userId, clientId: 'ledger-cli', audience: h.config.apiOrigin });
+        const pair = await issueTokenPair(h.db, { userId: person.userId, clientId: 'ledger-cli', audience: h.config.apiOrigin });
         const next = `${person.password} ${round}`;
         let release!: () => void;
         const released = new Promise<void>((resolve) => (release = resolve));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
-import { accounts, passkeys, sessions, settings, tokens, transactions, users } from '../src/db/schema';
+import { accounts, grants, passkeys, sessions, settings, tokens, transactions, users } from '../src/db/schema';
 import { mintToken } from '../src/identity/tokens';
 import { SoftwareAuthenticator } from './support/authenticator';
 import { Browser } from './support/browser';
@@ -161,11 +161,13 @@ describeEachDatabase('tiers (spec: Authentication tier table and session-only ro
     await h.db.update(tokens).set({ revokedAt: sql`now()` }).where(eq(tokens.hash, sha256Hex(revoked)));
     // A refresh token of an OAuth grant is not a bearer credential (only access tokens are).
     const refresh = `lg_${randomBytes(32).toString('base64url')}`;
+    const [grant] = await h.db.insert(grants).values({ userId: ownerId, clientId: 'ledger-desktop' }).returning({ id: grants.id });
     await h.db.insert(tokens).values({
       hash: sha256Hex(refresh),
       kind: 'refresh',
       userId: ownerId,
       clientId: 'ledger-desktop',
+      grantId: grant!.id,
       audience,
       expiresAt: new Date(Date.now() + 86_400_000),
     });

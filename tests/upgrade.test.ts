@@ -7,13 +7,11 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadConfig } from '../src/config';
-import { MIGRATIONS_FOLDER, openConnection, openPostgres, type Database, type Db } from '../src/db/database';
-import * as schema from '../src/db/schema';
+import { MIGRATIONS_FOLDER, openConnection, openPostgres, type Database } from '../src/db/database';
 import { createApp, type App } from '../src/http/app';
-import { mintToken } from '../src/identity/tokens';
 import { BACKENDS, postgresAvailable } from './support/databases';
 import { TEST_ENV } from './support/harness';
-import { json } from './support/http';
+import { json, sha256Hex } from './support/http';
 
 // D20 "Upgrades" and D6: a book written by the previous release (migrations 0000–0006, the release
 // before reconciliation) migrates and starts with this build. Its case twins among account names
@@ -76,6 +74,8 @@ for (const backend of BACKENDS) {
     /** The previous release's ids and what this build should make of them. */
     const id: Record<string, number> = {};
     const tid: Record<string, number> = {};
+    /** The previous release's OAuth grant, by role (D25). */
+    const family: Record<string, string> = {};
     let stderrLines: string[] = [];
     let oldSchemaChecked = false;
     /** Each account's natural balance (D6), per the previous release's rows, as of the end of 2026. */
@@ -148,8 +148,21 @@ for (const backend of BACKENDS) {
               ${JSON.stringify({ id: tid.opening!, occurred_on: '2026-01-01', description: 'Opening balance', created_by_email: 'anna@upgrade.example', entries: [] })}::jsonb),
             ('anna@upgrade.example', 'session', null, 'settings', null, 'update', ${JSON.stringify({ book_style: 'personal' })}::jsonb, ${JSON.stringify({ book_style: 'club' })}::jsonb)`;
         });
+        // An OAuth grant of the previous release, rotated once: R1 (retired) → R2 (live) → A2, and
+        // R1's own access token A1. D25: after the upgrade it is one family, named after R1.
+        for (const [key, kind, parent, retired] of [
+          ['r1', 'refresh', null, true], ['a1', 'access', 'r1', false], ['r2', 'refresh', 'r1', false], ['a2', 'access', 'r2', false],
+        ] as const) {
+          family[key] = `lg_${randomBytes(32).toString('base64url')}`;
+          await old`insert into tokens (hash, kind, user_id, client_id, parent_hash, audience, expires_at, retired_at)
+            values (${sha256Hex(family[key])}, ${kind}, ${id.anna!}, 'ledger-cli', ${parent === null ? null : sha256Hex(family[parent]!)},
+              ${TEST_ENV.API_ORIGIN}, now() + interval '1 day', case when ${retired}::boolean then now() - interval '1 hour' end)`;
+        }
         // A token minted by the previous release: the tests below call the API with it after the upgrade.
-        token = await mintToken(drizzle(old, { schema }) as unknown as Db, { userId: id.anna!, label: 'before the upgrade', days: 1, audience: TEST_ENV.API_ORIGIN });
+        // Written as that release's `ledger mint-token` wrote it (this build's mintToken knows columns it had not).
+        token = `lg_${randomBytes(32).toString('base64url')}`;
+        await old`insert into tokens (hash, kind, user_id, client_id, label, audience, expires_at)
+          values (${sha256Hex(token)}, 'access', ${id.anna!}, 'ledger-cli', 'before the upgrade', ${TEST_ENV.API_ORIGIN}, now() + interval '1 day')`;
         before = await snapshot(old);
         const balances = await old`
           select a.id, (case when a.kind in ('liability', 'equity', 'income') then -1 else 1 end * coalesce(sum(e.amount_cents), 0))::text as natural
@@ -238,12 +251,36 @@ for (const backend of BACKENDS) {
         // Minted after the upgrade, for these tests: not the previous release's.
         expect(after).toEqual(before);
         expect(before.entries).toHaveLength(14);
-        expect(before.tokens).toHaveLength(1);
+        expect(before.tokens).toHaveLength(5);
         expect(before.importReferences).toHaveLength(2);
         expect(before.changes).toHaveLength(2);
         const [marked] = await inspect`select count(*)::integer as n from entries where reconciliation_id is not null`;
         expect(marked!.n).toBe(0);
         expect((await api('GET', '/auth/me')).status).toBe(200);
+      } finally {
+        await inspect.end();
+      }
+    });
+
+    it("D25: the previous release's OAuth grant is one family, its live refresh token rotates within it, and DELETE /auth/grants/{grant_id}'s revocation reaches it whole", async () => {
+      const inspect = openConnection(url);
+      try {
+        const rows = await inspect`select hash, grant_id::text from tokens where user_id = ${id.anna!} and client_id = 'ledger-cli'`;
+        const grantOf = new Map(rows.map((r) => [r.hash as string, r.grant_id as string | null]));
+        const familyId = grantOf.get(sha256Hex(family.r1!));
+        expect(familyId).toMatch(/^[0-9a-f-]{36}$/);
+        for (const key of ['a1', 'r2', 'a2']) expect(grantOf.get(sha256Hex(family[key]!)), key).toBe(familyId);
+        // The token minted by the previous release belongs to no family.
+        expect([...grantOf.values()].filter((g) => g === null)).toHaveLength(1);
+        const rotated = await app.request(new URL('/oauth/token', TEST_ENV.API_ORIGIN).href, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: family.r2!, client_id: 'ledger-cli' }).toString(),
+        });
+        expect(rotated.status).toBe(200);
+        const pair = (await rotated.json()) as { access_token: string };
+        const [joined] = await inspect`select grant_id::text from tokens where hash = ${sha256Hex(pair.access_token)}`;
+        expect(joined!.grant_id).toBe(familyId);
       } finally {
         await inspect.end();
       }

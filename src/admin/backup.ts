@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -28,6 +28,8 @@ const TABLES = [
   { name: 'users', key: 'id' },
   { name: 'oauth_clients', key: 'id' },
   { name: 'passkeys', key: 'id' },
+  // D25; backups made before grants (schema 10 and earlier) get one per refresh token (grantsOfOldTokens).
+  { name: 'grants', key: 'id', since: 11, where: 'revoked_at is null' },
   { name: 'tokens', key: 'hash', where: 'revoked_at is null and retired_at is null and expires_at > now()' },
   { name: 'accounts', key: 'id' },
   { name: 'settings', key: 'id' },
@@ -149,7 +151,27 @@ function readBackup(file: string): { header: Header; rows: Rows } {
     if ('since' in table && header.schema < table.since && rows[table.name] === undefined) rows[table.name] = [];
     if (!Array.isArray(rows[table.name])) throw invalid(`${file} is not a Ledger backup`);
   }
+  if (header.schema < 11) grantsOfOldTokens(rows);
   return { header, rows };
+}
+
+/**
+ * D25: a backup made before grants holds the live refresh token of each OAuth connection (retired
+ * ones are left out) and the access tokens it minted: each refresh token becomes a grant of its
+ * own, which its access tokens join. An access token whose refresh token was retired before the
+ * backup (it lives an hour at most) and a minted token belong to none.
+ */
+function grantsOfOldTokens(rows: Rows): void {
+  const grantOf = new Map<unknown, string>();
+  for (const token of rows.tokens) {
+    if (token.kind !== 'refresh') continue;
+    const id = randomUUID();
+    grantOf.set(token.hash, id);
+    rows.grants.push({ id, user_id: token.user_id, client_id: token.client_id, created_at: token.created_at, revoked_at: null });
+  }
+  for (const token of rows.tokens) {
+    token.grant_id = grantOf.get(token.kind === 'refresh' ? token.hash : token.parent_hash) ?? null;
+  }
 }
 
 /**

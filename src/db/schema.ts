@@ -16,6 +16,7 @@ import {
   timestamp,
   unique,
   uniqueIndex,
+  uuid,
 } from 'drizzle-orm/pg-core';
 
 // The whole schema of the spec is designed here at once (issue 1/6), so that later issues add
@@ -114,6 +115,28 @@ export const oauthClients = pgTable(
 
 export const tokenKind = pgEnum('token_kind', ['access', 'refresh']);
 
+/**
+ * D25: a grant is the family of tokens one authorization (a code redeemed, a device grant claimed)
+ * issued, through every rotation: the row that rotation and revocation of the family lock, so
+ * that they are serialised whatever the number of instances, and whose `revoked_at` refuses
+ * every later rotation (RFC 9700 §4.14.2). Its id is the Connection's `grant_id`.
+ */
+export const grants = pgTable(
+  'grants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    revokedAt: tstz('revoked_at'),
+  },
+  (t) => [index('grants_user_id_idx').on(t.userId), index('grants_client_id_idx').on(t.clientId)],
+);
+
 export const tokens = pgTable(
   'tokens',
   {
@@ -128,6 +151,8 @@ export const tokens = pgTable(
       .references(() => oauthClients.id, { onDelete: 'cascade' }),
     /** The token this one was minted from: a refresh token's predecessor, an access token's refresh token. */
     parentHash: text('parent_hash'),
+    /** D25: the grant (family) of an OAuth token; null for a minted token, which has none. */
+    grantId: uuid('grant_id').references(() => grants.id, { onDelete: 'cascade' }),
     label: text('label'),
     /** RFC 8707 audience: always API_ORIGIN at issue time. */
     audience: text('audience').notNull(),
@@ -142,6 +167,8 @@ export const tokens = pgTable(
     index('tokens_user_id_idx').on(t.userId),
     index('tokens_parent_hash_idx').on(t.parentHash),
     index('tokens_client_id_idx').on(t.clientId),
+    index('tokens_grant_id_idx').on(t.grantId),
+    check('tokens_refresh_has_grant', sql`${t.kind} = 'access' or ${t.grantId} is not null`),
   ],
 );
 

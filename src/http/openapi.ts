@@ -105,7 +105,7 @@ function componentSchemas(): Record<string, Json> {
 function tagOf(path: string): string {
   if (path === '/health') return 'Health';
   if (path.startsWith('/auth/webauthn') || path.startsWith('/auth/passkeys')) return 'Passkeys';
-  if (path.startsWith('/auth/tokens')) return 'Connections';
+  if (path.startsWith('/auth/tokens') || path.startsWith('/auth/grants')) return 'Connections';
   if (path.startsWith('/auth')) return 'Session';
   if (path.startsWith('/.well-known')) return 'Discovery';
   if (path.startsWith('/oauth')) return 'OAuth';

@@ -1,7 +1,7 @@
 import { accountRoutes } from './accounts';
 import { authRoutes } from './auth';
 import { changeRoutes } from './changes';
-import { connectionRoutes } from './connections';
+import { connectionRoutes, grantRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
 import { exportRoutes } from './exports';
 import { healthRoutes } from './health';
@@ -26,6 +26,7 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/auth/webauthn', webauthnRoutes],
   ['/auth/passkeys', passkeyRoutes],
   ['/auth/tokens', connectionRoutes],
+  ['/auth/grants', grantRoutes],
   ['/.well-known', discoveryRoutes],
   ['/oauth', oauthRoutes],
   ['/accounts', [...accountRoutes, ...accountReconciliationRoutes]],

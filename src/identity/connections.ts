@@ -1,8 +1,8 @@
-import { and, desc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, exists, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
-import { oauthClients, tokens } from '../db/schema';
+import { grants, oauthClients, tokens } from '../db/schema';
 import type * as v from 'valibot';
-import { live, revokeDescendants, revokeGrantOf } from './tokens';
+import { live, revokeGrant, revokeLiveToken } from './tokens';
 import type { Connection as ConnectionShape } from './views';
 
 /** Spec: Connection (GET /auth/tokens). */
@@ -19,6 +19,7 @@ export async function listConnectionsOf(db: Db, userId: number): Promise<Connect
       client_id: tokens.clientId,
       client_name: oauthClients.name,
       kind: tokens.kind,
+      grant_id: tokens.grantId,
       label: tokens.label,
       last_used_at: tokens.lastUsedAt,
       expires_at: tokens.expiresAt,
@@ -40,20 +41,33 @@ export async function listConnectionsOf(db: Db, userId: number): Promise<Connect
 }
 
 /**
- * DELETE /auth/tokens/{id}: revokes the caller's live token named by its hash and every token
- * descended from it (spec: Refresh token, live → revoked); for the refresh token of an OAuth grant,
- * the whole grant (revokeGrantOf). False when `hash` names nothing live
- * owned by the caller, which the route answers 404 whatever the reason.
+ * DELETE /auth/tokens/{id}: revokes the caller's live token named by its hash; for the refresh
+ * token of an OAuth grant, the whole grant (spec: Refresh token, live → revoked; D25). False when
+ * `hash` names nothing live owned by the caller, which the route answers 404 whatever the reason.
  */
 export function revokeOwnToken(db: Db, userId: number, hash: string): Promise<boolean> {
+  return revokeLiveToken(db, and(eq(tokens.hash, hash), eq(tokens.userId, userId))!);
+}
+
+/**
+ * D25, DELETE /auth/grants/{grant_id}: ends the caller's live family, whatever rotated meanwhile.
+ * One UPDATE of the grant's row decides (it waits for a rotation holding it); its tokens follow
+ * in the same transaction. False when `grantId` is not a live family of the caller: unknown,
+ * someone else's, revoked, or with no live refresh token left.
+ */
+export function revokeOwnGrant(db: Db, userId: number, grantId: string): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const revoked = await tx
-      .update(tokens)
+    const liveRefresh = tx
+      .select({ one: sql`1` })
+      .from(tokens)
+      .where(and(eq(tokens.grantId, grants.id), eq(tokens.kind, 'refresh'), isNull(tokens.retiredAt), isNull(tokens.revokedAt), gt(tokens.expiresAt, sql`now()`)));
+    const [ended] = await tx
+      .update(grants)
       .set({ revokedAt: sql`now()` })
-      .where(and(eq(tokens.hash, hash), eq(tokens.userId, userId), isNull(tokens.retiredAt), live()))
-      .returning({ kind: tokens.kind });
-    if (!revoked[0]) return false;
-    await (revoked[0].kind === 'refresh' ? revokeGrantOf(tx, hash) : revokeDescendants(tx, hash));
+      .where(and(eq(grants.id, grantId), eq(grants.userId, userId), isNull(grants.revokedAt), exists(liveRefresh)))
+      .returning({ id: grants.id });
+    if (!ended) return false;
+    await revokeGrant(tx, grantId);
     return true;
   });
 }

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../db/database';
-import { tokens, users } from '../db/schema';
+import { grants, tokens, users } from '../db/schema';
 import { newToken, sha256Hex } from './secrets';
 import { usageStampDue } from './usage';
 
@@ -152,66 +152,74 @@ export async function recordBearerUse(db: Db, row: BearerCallerRow): Promise<Bea
 /**
  * Issue 1/6: `last_used_at` is written at most once per token per minute, however busy the token.
  * Spec: Connection — the row of an OAuth grant is its live refresh token, so using an access token
- * is also a use of its grant: one statement stamps the access token and the grant's live refresh
- * token, found by following the refresh chain down from the refresh token that minted it (the
- * chain is linear: each rotation has one successor). A minted token has no parent and goes alone.
+ * is also a use of its grant: one statement stamps the access token and the live refresh token of
+ * its grant (D25). A minted token has no grant and goes alone.
  */
 async function recordTokenUse(db: Db, hash: string): Promise<void> {
   await db.execute(sql`
-    with recursive grant_chain(hash) as (
-      select parent_hash from ${tokens} where hash = ${hash} and parent_hash is not null
-      union
-      select t.hash from ${tokens} t join grant_chain g on t.parent_hash = g.hash where t.kind = 'refresh'
-    )
     update ${tokens} set last_used_at = now()
     where (
         hash = ${hash}
-        or (hash in (select hash from grant_chain) and kind = 'refresh' and retired_at is null and revoked_at is null)
+        or (grant_id = (select grant_id from ${tokens} where hash = ${hash}) and kind = 'refresh' and retired_at is null and revoked_at is null)
       )
       and (last_used_at is null or last_used_at < now() - interval '1 minute')`);
 }
 
-/** Spec: Login and second factor, rule 6 — every token of the user, of every kind. */
+/** Live: neither revoked nor expired. */
+export const live = () => and(isNull(tokens.revokedAt), gt(tokens.expiresAt, sql`now()`));
+
+/**
+ * Spec: Login and second factor, rule 6 — every token of the user, of every kind, and every grant,
+ * so that no rotation in flight issues a pair after it (D25). Grants before tokens: the lock order
+ * of rotation (user, grant, tokens).
+ */
 export async function revokeAllTokensOf(db: Db, userId: number): Promise<void> {
+  await db.update(grants).set({ revokedAt: sql`now()` }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt)));
   await db
     .update(tokens)
     .set({ revokedAt: sql`now()` })
     .where(and(eq(tokens.userId, userId), isNull(tokens.revokedAt)));
 }
 
-/** Live: neither revoked nor expired. */
-export const live = () => and(isNull(tokens.revokedAt), gt(tokens.expiresAt, sql`now()`));
-
-/** Every token whose chain of parents leads to `hash` (children of a refresh token: its access token and successor). */
-export async function revokeDescendants(db: Db, hash: string): Promise<void> {
-  await db.execute(sql`
-    with recursive family(hash) as (
-      select ${tokens.hash} from ${tokens} where ${tokens.parentHash} = ${hash}
-      union
-      select t.hash from ${tokens} t join family f on t.parent_hash = f.hash
-    )
-    update ${tokens} set revoked_at = now()
-    where ${tokens.hash} in (select hash from family) and ${tokens.revokedAt} is null`);
+/**
+ * D25: the grant (family) of the refresh token `hash`, its row locked until the transaction ends,
+ * so that rotation and revocation of one family take turns whatever the number of instances; the
+ * lock is taken after the user's (holdUserForGrant) and before any token's. Read after the lock,
+ * `revokedAt` is the latest committed: a family a replay revoked a moment ago is seen revoked.
+ */
+export async function lockGrantOf(db: Db, hash: string): Promise<{ id: string; revokedAt: Date | null } | undefined> {
+  const [grant] = await db
+    .select({ id: grants.id, revokedAt: grants.revokedAt })
+    .from(grants)
+    .where(eq(grants.id, sql`(select ${tokens.grantId} from ${tokens} where ${tokens.hash} = ${hash} and ${tokens.kind} = 'refresh')`))
+    .for('no key update');
+  return grant;
 }
 
 /**
- * Revoking a refresh token ends its grant: every token of the family it belongs to, from the
- * grant's first refresh token down, so that access tokens minted before earlier rotations end too
- * (RFC 7009 §2.1: "SHOULD also invalidate all access tokens based on the same authorization grant").
+ * D25: ends a family — the grant's row first (its update waits for a rotation holding it, and
+ * makes every later rotation refused), then every token of it, read after that wait, so the pair
+ * a rotation just issued is among them. RFC 7009 §2.1, RFC 9700 §4.14.2.
  */
-export async function revokeGrantOf(db: Db, hash: string): Promise<void> {
-  await db.execute(sql`
-    with recursive ancestors(hash, parent_hash) as (
-      select ${tokens.hash}, ${tokens.parentHash} from ${tokens} where ${tokens.hash} = ${hash}
-      union all
-      select t.hash, t.parent_hash from ${tokens} t join ancestors a on t.hash = a.parent_hash
-    ),
-    family(hash) as (
-      select hash from ancestors where parent_hash is null
-      union
-      select t.hash from ${tokens} t join family f on t.parent_hash = f.hash
-    )
-    update ${tokens} set revoked_at = now()
-    where ${tokens.hash} in (select hash from family) and ${tokens.revokedAt} is null`);
+export async function revokeGrant(db: Db, grantId: string): Promise<void> {
+  await db.update(grants).set({ revokedAt: sql`now()` }).where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
+  await db.update(tokens).set({ revokedAt: sql`now()` }).where(and(eq(tokens.grantId, grantId), isNull(tokens.revokedAt)));
 }
 
+/**
+ * Revokes the live, unretired token that `which` chooses: a refresh token ends its whole grant, an
+ * access token goes alone (spec: revoking an access token leaves its refresh token alone). False
+ * when nothing live matched. A retired refresh token no longer stands for its grant.
+ */
+export function revokeLiveToken(db: Db, which: SQL): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [token] = await tx
+      .select({ hash: tokens.hash, kind: tokens.kind, grantId: tokens.grantId })
+      .from(tokens)
+      .where(and(which, isNull(tokens.retiredAt), live()));
+    if (!token) return false;
+    if (token.kind === 'refresh') await revokeGrant(tx, token.grantId!);
+    else await tx.update(tokens).set({ revokedAt: sql`now()` }).where(and(eq(tokens.hash, token.hash), isNull(tokens.revokedAt)));
+    return true;
+  });
+}

@@ -6,11 +6,13 @@ import { int, responseSchema, timestamp } from '../shapes';
 
 export const tokenHash = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/), v.description('SHA-256 digest of the token, hex'));
 
+export const grantId = v.pipe(v.string(), v.uuid(), v.description('D25: a grant (token family) id'));
 export const Connection = responseSchema('Connection', v.strictObject({
   id: tokenHash,
   client_id: v.string(),
   client_name: v.string(),
   kind: v.picklist(['access', 'refresh']),
+  grant_id: v.pipe(v.nullable(grantId), v.description('D25: the family of an OAuth connection, the same through every rotation (DELETE /auth/grants/{grant_id}); null for a minted token')),
   label: v.nullable(v.string()),
   last_used_at: v.nullable(timestamp),
   expires_at: timestamp,

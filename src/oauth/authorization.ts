@@ -137,6 +137,6 @@ export function exchangeAuthorizationCode(
   return db.transaction(async (tx) => {
     await holdUserForGrant(tx, sql`select ${authorizationCodes.userId} from ${authorizationCodes} where ${authorizationCodes.hash} = ${sha256Hex(input.code)}`);
     const grant = await redeemAuthorizationCode(tx, input);
-    return grant ? issueTokenPair(tx, { ...grant, audience, parentHash: null }) : undefined;
+    return grant ? issueTokenPair(tx, { ...grant, audience }) : undefined;
   });
 }

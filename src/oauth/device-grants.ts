@@ -197,7 +197,7 @@ export async function pollDeviceCode(
     if (grant.status === 'declined') return new OAuthError('access_denied', 'the request was declined');
     if (grant.status === 'approved' && grant.userId !== null) {
       await tx.delete(deviceGrants).where(eq(deviceGrants.deviceCodeHash, hash));
-      return issueTokenPair(tx, { userId: grant.userId, clientId: grant.clientId, audience: input.audience, parentHash: null });
+      return issueTokenPair(tx, { userId: grant.userId, clientId: grant.clientId, audience: input.audience });
     }
     return new OAuthError('authorization_pending', 'nobody has decided yet; keep polling');
   });

@@ -187,6 +187,12 @@ function PasskeysSection({ passkeys, reload }: { passkeys: Passkey[]; reload(): 
   );
 }
 
+/**
+ * D25: an OAuth connection ends by its family, which stays the same while the app rotates its
+ * token (the row's id may be retired by the time the person clicks); a minted token by its id.
+ */
+const revokePath = (c: Connection) => (c.grant_id ? `/auth/grants/${c.grant_id}` : `/auth/tokens/${c.id}`);
+
 function ConnectionsSection({ connections, reload }: { connections: Connection[]; reload(): Promise<void> }) {
   const revoke = useConfirmed(reload);
   return (
@@ -202,7 +208,7 @@ function ConnectionsSection({ connections, reload }: { connections: Connection[]
             <TableHead columns={['App', 'Last used', 'Expires']} actions />
             <tbody>
               {connections.map((c) => (
-                <tr key={c.id}>
+                <tr key={c.grant_id ?? c.id}>
                   <td>
                     {c.client_name}
                     {c.label ? ` (${c.label})` : ''}
@@ -214,7 +220,7 @@ function ConnectionsSection({ connections, reload }: { connections: Connection[]
                       type="button"
                       className="secondary"
                       aria-label={`Revoke ${c.client_name}${c.label ? ` ${c.label}` : ''}`}
-                      onClick={() => void revoke.run('DELETE', `/auth/tokens/${c.id}`, `Revoke access for ${connectionInWords(c)}?`)}
+                      onClick={() => void revoke.run('DELETE', revokePath(c), `Revoke access for ${connectionInWords(c)}?`)}
                     >
                       Revoke
                     </button>
