@@ -18,7 +18,7 @@ type Change = v.InferOutput<typeof ChangeShape>;
 /** Who makes a change: the person (as their email is then), and through what (D15). */
 export interface Actor {
   email: string | null;
-  via: 'session' | 'token' | 'cli';
+  via: 'session' | 'token' | 'cli' | 'schedule';
   /** The token's OAuth client (`ledger-cli` for minted tokens); null for sessions and the CLI. */
   clientId: string | null;
 }
@@ -30,7 +30,7 @@ export interface Author extends Actor {
   userId: number | null;
 }
 
-type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation';
+type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule';
 type Action = 'create' | 'update' | 'delete' | 'restore';
 
 /** Writes one change record; `db` is the transaction the change itself is written in. */
@@ -56,7 +56,7 @@ export const CHANGES_LIMIT_MAX = 500;
 
 /** `GET /changes` query (D15). */
 export const ChangesQuerySchema = v.object({
-  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation'], 'subject must be transaction, account, settings or reconciliation')),
+  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule'], 'subject must be transaction, account, settings, reconciliation or schedule')),
   subject_id: v.optional(positiveIntegerParam('subject_id', INT4_MAX)),
   before: v.optional(positiveIntegerParam('before', Number.MAX_SAFE_INTEGER)),
   limit: v.optional(positiveIntegerParam('limit', CHANGES_LIMIT_MAX)),
@@ -91,6 +91,7 @@ export async function listChanges(db: Db, query: ChangesQuery): Promise<{ change
     subject: r.subject,
     subject_id: r.subjectId,
     action: r.action,
+    schedule_id: r.scheduleId,
     before: r.before,
     after: r.after,
   })) as Change[];

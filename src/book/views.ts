@@ -114,18 +114,61 @@ export const ReconciliationStatus = responseSchema('ReconciliationStatus', v.str
   ),
 }));
 
+// D21: things that come back.
+export const ScheduleEvery = v.picklist(['week', 'month', 'year']);
+export const ScheduleMode = v.picklist(['post', 'remind']);
+export const Schedule = responseSchema('Schedule', v.strictObject({
+  id: int,
+  description: v.string(),
+  entries: v.pipe(v.array(Entry), v.description('as saved; an account deleted since keeps the name it had')),
+  start_on: date,
+  every: ScheduleEvery,
+  interval: v.pipe(int, v.description('every `interval` weeks, months or years (1–99)')),
+  until_on: v.nullable(date),
+  mode: ScheduleMode,
+  next_on: v.pipe(v.nullable(date), v.description('the first occurrence neither posted nor skipped; null when none is left')),
+  created_by_email: v.pipe(v.nullable(v.string()), v.description('null once its creator is removed')),
+}));
+export const DueOccurrence = responseSchema('DueOccurrence', v.strictObject({
+  schedule_id: int,
+  occurs_on: date,
+  description: v.string(),
+  entries: v.array(Entry),
+  blocked: v.pipe(v.nullable(v.string()), v.description('why it cannot be posted (a closed period, a deleted account); null when it can')),
+}));
+export const Forecast = responseSchema('Forecast', v.strictObject({
+  from: date,
+  to: date,
+  accounts: v.pipe(
+    v.array(v.strictObject({
+      id: int,
+      name: v.string(),
+      kind: v.picklist(['asset', 'liability']),
+      balance_cents: v.pipe(cents, v.description("today's balance, natural sign")),
+      points: v.pipe(
+        v.array(v.strictObject({ on: date, balance_cents: cents })),
+        v.description('one per date on which occurrences not yet handled touch the account: the balance after that date'),
+      ),
+    })),
+    v.description('asset and liability accounts, in the GET /accounts order'),
+  ),
+}));
+/** A schedule as a change record holds it (subject `schedule`). */
+const ScheduleRecord = Schedule;
+
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
   id: int,
   at: timestamp,
   actor_email: v.pipe(v.nullable(v.string()), v.description('the acting person\'s email as it was then; null for the CLI')),
-  via: v.picklist(['session', 'token', 'cli']),
-  client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions and the CLI')),
-  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation']),
+  via: v.pipe(v.picklist(['session', 'token', 'cli', 'schedule']), v.description('D21: `schedule` for a transaction a schedule posted by itself')),
+  client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions, the CLI and schedules')),
+  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule']),
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
-  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation])),
-  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation])),
+  schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord])),
 }));
 export const ChangePage = responseSchema('ChangePage', v.strictObject({
   changes: v.pipe(v.array(Change), v.description('newest first')),

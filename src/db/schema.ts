@@ -347,17 +347,20 @@ export const changes = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     actorEmail: text('actor_email'),
-    via: text('via', { enum: ['session', 'token', 'cli'] }).notNull(),
+    /** D21: `schedule` for a transaction a schedule posted by itself. */
+    via: text('via', { enum: ['session', 'token', 'cli', 'schedule'] }).notNull(),
     clientId: text('client_id'),
-    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation'] }).notNull(),
+    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule'] }).notNull(),
     subjectId: integer('subject_id'),
     action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
     before: jsonb('before'),
     after: jsonb('after'),
+    /** D21: the schedule that posted the transaction (via `schedule`); null otherwise. No foreign key: the record outlives it. */
+    scheduleId: integer('schedule_id'),
   },
   (t) => [
-    check('changes_via', sql`${t.via} in ('session', 'token', 'cli')`),
-    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation')`),
+    check('changes_via', sql`${t.via} in ('session', 'token', 'cli', 'schedule')`),
+    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule')`),
     check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
     check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
     // The history of one transaction or account, newest first; and the last delete to restore from.
@@ -441,6 +444,95 @@ export const serveOrigin = pgTable(
     recordedAt: tstz('recorded_at').notNull().defaultNow(),
   },
   (t) => [check('serve_origin_single_row', sql`${t.id} = 1`)],
+);
+
+export const scheduleEvery = pgEnum('schedule_every', ['week', 'month', 'year']);
+export const scheduleMode = pgEnum('schedule_mode', ['post', 'remind']);
+
+/** A schedule's line as saved: the account's name then, shown if the account is deleted since. */
+export interface ScheduleLine {
+  account_id: number;
+  account_name: string;
+  amount_cents: number;
+}
+
+/**
+ * D21: what comes back. Its entries are a JSON copy, not rows with foreign keys: a schedule's
+ * entries do not hold an account (D15's DELETE /accounts/{id} ignores them), and an occurrence
+ * naming a deleted account is blocked, not posted. Belongs to the book: survives its creator.
+ */
+export const schedules = pgTable(
+  'schedules',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    description: text('description').notNull(),
+    entries: jsonb('entries').$type<ScheduleLine[]>().notNull(),
+    startOn: date('start_on', { mode: 'string' }).notNull(),
+    every: scheduleEvery('every').notNull(),
+    interval: integer('interval').notNull().default(1),
+    untilOn: date('until_on', { mode: 'string' }),
+    mode: scheduleMode('mode').notNull(),
+    /** D21: occurrences before this date count as handled (a PUT sets it to next_on at that moment); null: none. */
+    handledBefore: date('handled_before', { mode: 'string' }),
+    /**
+     * D21: the first occurrence neither posted nor skipped (null: none left), kept by every writer
+     * under the schedule's row lock: the posting job's starting point and the list's order.
+     */
+    nextOn: date('next_on', { mode: 'string' }),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('schedules_interval', sql`${t.interval} between 1 and 99`),
+    check('schedules_until', sql`${t.untilOn} is null or ${t.untilOn} >= ${t.startOn}`),
+    index('schedules_next_on_idx').on(t.nextOn),
+  ],
+);
+
+export const occurrenceOutcome = pgEnum('occurrence_outcome', ['posted', 'skipped']);
+
+/**
+ * D21: the occurrences handled, one row per (schedule, date): the key that decides, whatever the
+ * number of instances or restarts, that an occurrence is posted at most once. `transaction_id` is
+ * the transaction it posted (no foreign key: a deleted transaction leaves its occurrence handled).
+ */
+export const scheduleOccurrences = pgTable(
+  'schedule_occurrences',
+  {
+    scheduleId: integer('schedule_id')
+      .notNull()
+      .references(() => schedules.id, { onDelete: 'cascade' }),
+    occursOn: date('occurs_on', { mode: 'string' }).notNull(),
+    outcome: occurrenceOutcome('outcome').notNull(),
+    transactionId: integer('transaction_id'),
+    handledAt: tstz('handled_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.scheduleId, t.occursOn] })],
+);
+
+/**
+ * D21: the first answer to a POST sent with `Idempotency-Key`, kept 24 hours per user and key.
+ * Written in the same database transaction as what the POST wrote, so a key is never kept for a
+ * write that did not commit, nor a write committed without its key.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    /** Path and query as sent. */
+    path: text('path').notNull(),
+    bodySha256: text('body_sha256').notNull(),
+    status: integer('status').notNull(),
+    contentType: text('content_type'),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_expires_at_idx').on(t.expiresAt)],
 );
 
 export type User = typeof users.$inferSelect;
