@@ -8,6 +8,7 @@ import { createWebApp } from './http/web-app';
 import type { Logger } from './log';
 import { recordServeOrigin } from './identity/serve-origin';
 import { hasAnyUser } from './identity/users';
+import { startBackgroundJobs } from './background';
 
 export interface RunningServer {
   url: string;
@@ -108,11 +109,12 @@ export async function startServer(config: Config, log: Logger, options: ServeOpt
   }
   const api = listening;
   log.info('listening', { url: api.url, web: web?.url ?? null, database: store.database.backend });
+  const jobs = startBackgroundJobs(store.database.db, log);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await Promise.all([closeServer(api.server), web ? closeServer(web.server) : undefined]);
+      await Promise.all([closeServer(api.server), web ? closeServer(web.server) : undefined, jobs.stop()]);
       await closeStore(store);
       log.info('stopped');
     })());

@@ -118,7 +118,7 @@ describe('ledger backup and restore (D14)', () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines`);
+    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
@@ -127,7 +127,7 @@ describe('ledger backup and restore (D14)', () => {
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines$/);
+    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences$/);
     expect(await readBook(appOn(middle))).toEqual(before);
 
     const second = path.join(root, 'second.ledger-backup');

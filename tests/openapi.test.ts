@@ -85,6 +85,15 @@ const FULL = [
   'get /accounts/{id}/reconciliations',
   'get /accounts/{id}/reconciliation',
   'delete /reconciliations/{id}',
+  // D21 (full tier).
+  'get /schedules',
+  'post /schedules',
+  'get /schedules/due',
+  'get /schedules/{id}',
+  'put /schedules/{id}',
+  'delete /schedules/{id}',
+  'post /schedules/{id}/occurrences/{date}/post',
+  'post /schedules/{id}/occurrences/{date}/skip',
 ];
 
 function specTier(operation: string): string | undefined {
@@ -108,7 +117,7 @@ const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202'];
 /** Operations that never succeed (D8: a stateless transport has no stream and no session). */
 const NO_SUCCESS = ['get /mcp', 'delete /mcp'];
 /** POST operations without a request body. */
-const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin', 'post /transactions/{id}/restore'];
+const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin', 'post /transactions/{id}/restore', 'post /schedules/{id}/occurrences/{date}/skip'];
 
 type Json = any;
 interface Doc {
@@ -565,6 +574,36 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'DELETE', `/reconciliations/${made.id}`), 'DELETE', '/reconciliations/{id}');
     await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: '2000-01-01', currency: 'EUR' }), 'PUT', '/settings');
     await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: null }), 'PUT', '/settings');
+
+    // D21: schedules, an occurrence posted and skipped, the due list, the forecast.
+    const schedule = {
+      description: 'OA Rent', entries: [{ account_id: ids['OA Food']!, amount_cents: 100 }, { account_id: statementAccount.id, amount_cents: -100 }],
+      start_on: '2031-01-31', every: 'month', mode: 'remind',
+    };
+    const planned = await expectDocumented(await h.call(token, 'POST', '/schedules', schedule), 'POST', '/schedules');
+    await expectDocumented(await h.call(token, 'POST', '/schedules', { ...schedule, every: 'day' }), 'POST', '/schedules');
+    await expectDocumented(await h.call(token, 'GET', '/schedules'), 'GET', '/schedules');
+    await expectDocumented(await h.call(token, 'GET', `/schedules/${planned.id}`), 'GET', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/schedules/x'), 'GET', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/schedules/999999'), 'GET', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/schedules/${planned.id}`, { ...schedule, interval: 2 }), 'PUT', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/schedules/999999', schedule), 'PUT', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/schedules/${planned.id}`, { ...schedule, interval: 0 }), 'PUT', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/schedules/due?through=2031-12-31'), 'GET', '/schedules/due');
+    await expectDocumented(await h.call(token, 'GET', '/schedules/due?through=soon'), 'GET', '/schedules/due');
+    const occurrence = (date: string, action: string) => `/schedules/${planned.id}/occurrences/${date}/${action}`;
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-01-31', 'post'), { description: 'OA Rent, this time' }), 'POST', '/schedules/{id}/occurrences/{date}/post');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-01-31', 'post')), 'POST', '/schedules/{id}/occurrences/{date}/post');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-02-01', 'post')), 'POST', '/schedules/{id}/occurrences/{date}/post');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-03-31', 'post'), { entries: [] }), 'POST', '/schedules/{id}/occurrences/{date}/post');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-03-31', 'skip')), 'POST', '/schedules/{id}/occurrences/{date}/skip');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-03-31', 'skip')), 'POST', '/schedules/{id}/occurrences/{date}/skip');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-03-30', 'skip')), 'POST', '/schedules/{id}/occurrences/{date}/skip');
+    await expectDocumented(await h.call(token, 'POST', occurrence('2031-02-30', 'skip')), 'POST', '/schedules/{id}/occurrences/{date}/skip');
+    await expectDocumented(await h.call(token, 'GET', '/reports/forecast?to=2031-12-31'), 'GET', '/reports/forecast');
+    await expectDocumented(await h.call(token, 'GET', '/reports/forecast?to=3000-01-01'), 'GET', '/reports/forecast');
+    await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

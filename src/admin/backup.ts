@@ -43,10 +43,14 @@ const TABLES = [
   // D20 and D16; backups made before reconciliation (schema 7 and earlier) have none.
   { name: 'reconciliations', key: 'id', since: 8 },
   { name: 'import_lines', key: 'id', since: 8 },
+  // D21; backups made before schedules (schema 11 and earlier) have none. Every occurrence posted or
+  // skipped comes along, so a restored book never posts one twice.
+  { name: 'schedules', key: 'id', since: 12 },
+  { name: 'schedule_occurrences', key: ['schedule_id', 'occurs_on'], since: 12 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Rows = Record<TableName, Record<string, unknown>[]>;
@@ -74,7 +78,7 @@ async function readRows(db: Db): Promise<Rows> {
       for (const table of TABLES) {
         const filter = 'where' in table ? sql.raw(`where ${table.where}`) : sql``;
         const result = await tx.execute(
-          sql`select coalesce(json_agg(row_to_json(t) order by t.${sql.identifier(table.key)}), '[]'::json)::text as rows
+          sql`select coalesce(json_agg(row_to_json(t) order by ${sql.join([table.key].flat().map((k) => sql`t.${sql.identifier(k)}`), sql`, `)}), '[]'::json)::text as rows
               from ${sql.identifier(table.name)} t ${filter}`,
         );
         rows[table.name] = JSON.parse(rowsOf<{ rows: string }>(result)[0]!.rows) as Record<string, unknown>[];

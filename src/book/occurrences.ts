@@ -90,8 +90,3 @@ export function isOccurrence(r: Recurrence, date: string): boolean {
   if (date < r.start_on || (r.until_on !== null && date > r.until_on)) return false;
   return nthOccurrence(r, firstIndexFrom(r, date)) === date;
 }
-
-/** Today's date in UTC: what "on or before today" means for D21. */
-export function todayUtc(now: Date = new Date()): string {
-  return now.toISOString().slice(0, 10);
-}

@@ -28,6 +28,10 @@ export const PeriodSchema = v.object({ from: v.optional(dateString('from')), to:
  * up to 2^53 − 1 cents (about 90 trillion in whole units); a figure beyond that is refused rather
  * than rounded.
  */
+export function exactCents(raw: string | number | bigint | null): number {
+  return cents(raw);
+}
+
 function cents(raw: string | number | bigint | null): number {
   const value = BigInt(raw ?? 0);
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < -BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -36,16 +36,19 @@ const EntrySchema = v.object(
   'an entry must be an object with account_id and amount_cents',
 );
 
+/** A transaction's entries (spec: Transaction; D6), also a schedule's (D21). */
+export const EntriesSchema = v.pipe(
+  v.array(EntrySchema, 'entries must be an array'),
+  v.minLength(ENTRIES_MIN, `a transaction needs at least ${ENTRIES_MIN} entries`),
+  v.maxLength(ENTRIES_MAX, `a transaction has at most ${ENTRIES_MAX} entries`),
+);
+
 /** Create body `NewTransaction` (spec: Transaction; D6). The balance is checked by checkBalanced. */
 export const NewTransactionSchema = requestSchema('NewTransaction', v.object(
   {
     occurred_on: dateString('occurred_on'),
     description: requiredText('description', DESCRIPTION_MAX),
-    entries: v.pipe(
-      v.array(EntrySchema, 'entries must be an array'),
-      v.minLength(ENTRIES_MIN, `a transaction needs at least ${ENTRIES_MIN} entries`),
-      v.maxLength(ENTRIES_MAX, `a transaction has at most ${ENTRIES_MAX} entries`),
-    ),
+    entries: EntriesSchema,
   },
   'the request body must be a JSON object',
 ));
@@ -58,7 +61,7 @@ export const TransactionRangeSchema = v.object({
 export type TransactionRange = v.InferOutput<typeof TransactionRangeSchema>;
 
 /** Spec: entries not summing to zero give 400, and the message states the entry count and the sum. */
-export function checkBalanced(input: NewTransaction): void {
+export function checkBalanced(input: Pick<NewTransaction, 'entries'>): void {
   const sum = input.entries.reduce((total, e) => total + BigInt(e.amount_cents), 0n);
   if (sum !== 0n) {
     throw invalid(`entries must sum to zero: ${input.entries.length} entries sum to ${sum}`);
@@ -93,13 +96,14 @@ export async function postTransactionAsBearer(
 }
 
 /** The bare insert, without our own balance check: the database's trigger is the last word. */
-export async function insertTransaction(db: Db, input: NewTransaction, author: Author): Promise<number> {
+export async function insertTransaction(db: Db, input: NewTransaction, author: Author, scheduleId: number | null = null): Promise<number> {
   const [row] = await insertByAuthor(db, {
     ...transactionValues(input),
     author_id: author.userId,
     author_email: author.email,
     author_via: author.via,
     author_client_id: author.clientId,
+    schedule_id: scheduleId,
   });
   return Number(row!.id);
 }
@@ -113,7 +117,7 @@ export async function insertTransaction(db: Db, input: NewTransaction, author: A
  * travel as two array literals (validated integers only), so the statement's text never changes:
  * it is rendered once and its prepared form reused.
  */
-function insertStatement(caller: SQL): SQL {
+function insertStatement(caller: SQL, scheduleId: SQL): SQL {
   return sql`
     with caller as (${caller}), header as (
       insert into ${transactions} (occurred_on, description, created_by)
@@ -127,8 +131,8 @@ function insertStatement(caller: SQL): SQL {
       order by line.n
       returning id, account_id, amount_cents
     ), logged as (
-      insert into ${changes} (actor_email, via, client_id, subject, subject_id, action, after)
-      select caller.email, caller.via, caller.client_id, 'transaction', header.id, 'create', jsonb_build_object(
+      insert into ${changes} (actor_email, via, client_id, subject, subject_id, action, schedule_id, after)
+      select caller.email, caller.via, caller.client_id, 'transaction', header.id, 'create', ${scheduleId}, jsonb_build_object(
         'id', header.id, 'occurred_on', header.occurred_on, 'description', header.description,
         'created_by_email', caller.email,
         'entries', (
@@ -142,9 +146,10 @@ function insertStatement(caller: SQL): SQL {
 
 const insertByAuthor = preparedStatement<{ id: number }>(
   insertStatement(sql`select ${sql.placeholder('author_id')}::integer as user_id, ${sql.placeholder('author_email')}::text as email,
-    ${sql.placeholder('author_via')}::text as via, ${sql.placeholder('author_client_id')}::text as client_id`),
+    ${sql.placeholder('author_via')}::text as via, ${sql.placeholder('author_client_id')}::text as client_id`,
+  sql`${sql.placeholder('schedule_id')}::integer`),
 );
-const insertByBearer = preparedStatement<BearerCallerRow & { id: number }>(insertStatement(BEARER_CALLER));
+const insertByBearer = preparedStatement<BearerCallerRow & { id: number }>(insertStatement(BEARER_CALLER, sql`null::integer`));
 
 /**
  * Entries as the two array literals a statement unnests (validated integers only), so that its

@@ -8,7 +8,8 @@ import {
   monthlyReport,
   PeriodSchema,
 } from '../book/reports';
-import { Balances, BalanceSheet, IncomeStatement, Monthly, Register } from '../book/views';
+import { forecastReport, ForecastQuerySchema } from '../book/forecast';
+import { Balances, BalanceSheet, Forecast, IncomeStatement, Monthly, Register } from '../book/views';
 import { badQuery, positiveId, refused } from './replies';
 import { route } from './route';
 import { pathId } from './validation';
@@ -62,5 +63,16 @@ export const reportRoutes = [
     },
     {},
     async (c, { query }) => c.json(await accountRegisterReport(c.var.db, pathId(c.req.param('id')!, 'account'), query)),
+  ),
+  route(
+    {
+      method: 'get', path: '/reports/forecast', tier: 'full', summary: 'Where the bank, cash and card accounts are heading (D21)', query: ForecastQuerySchema,
+      description:
+        'Today\'s balance (UTC) of every asset and liability account, then one point per date through `to` (default one ' +
+        'year ahead, at most 3) on which occurrences of schedules not yet posted or skipped touch it: the balance after that date. Natural sign.',
+      responses: { 200: { description: 'The forecast.', json: Forecast }, 400: badQuery },
+    },
+    {},
+    async (c, { query }) => c.json(await forecastReport(c.var.db, query)),
   ),
 ];

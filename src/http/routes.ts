@@ -12,6 +12,7 @@ import { passkeyRoutes } from './passkeys';
 import { accountReconciliationRoutes, reconciliationRoutes } from './reconciliations';
 import { reportRoutes } from './reports';
 import type { Route } from './route';
+import { scheduleRoutes } from './schedules';
 import { settingsRoutes } from './settings';
 import { transactionRoutes } from './transactions';
 import { webauthnRoutes } from './webauthn';
@@ -38,5 +39,6 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/changes', changeRoutes],
   ['/imports', importRoutes],
   ['/import-rules', importRuleRoutes],
+  ['/schedules', scheduleRoutes],
   ['/mcp', mcpRoutes],
 ];
