@@ -47,7 +47,7 @@ export const importRoutes = [
         400: badStatement(`${BAD_REQUEST}, any line at fault (one dated in a closed period, D20) or a pair of \`matches\` that is no match_of of the preview: nothing is written`),
       },
     },
-    {},
+    { idempotent: true },
     async (c, { json }) => c.json(await importStatement(c.var.db, json, authorOf(c)), 201),
   ),
 ];

@@ -146,6 +146,9 @@ function describeOperation(op: Operation): Json {
       parameters.push({ name, in: 'query', required: schema.required?.includes(name) ?? false, schema: property });
     }
   }
+  for (const [name, description] of Object.entries(op.headers ?? {})) {
+    parameters.push({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+  }
   let requestBody: Json | undefined;
   if (op.json) requestBody = { required: true, content: { 'application/json': { schema: convert(op.json, conversion().request) } } };
   if (op.form) requestBody = { required: true, content: { 'application/x-www-form-urlencoded': { schema: convert(op.form, conversion().request) } } };

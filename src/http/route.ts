@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type * as v from 'valibot';
 import type { AppEnv } from './context';
 import { notFoundAnswer } from './errors';
+import { answerOnce, authenticateFirstWithKey, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_DESCRIPTION, withIdempotencyReplies } from './idempotency';
 import {
   bearerRefused,
   fault,
@@ -57,6 +58,8 @@ export interface RouteContract {
   errors?: ErrorShape;
   /** No 500 is described: the route touches nothing that can fail (the discovery documents). */
   cannotFail?: true;
+  /** Request headers the route reads, name → description (header parameters in /openapi.json). */
+  headers?: Record<string, string>;
 }
 
 interface RouteOptions {
@@ -73,6 +76,11 @@ interface RouteOptions {
   rejectJson?: Rejection;
   /** How a query refused by `query` is answered (default: 400 in the plain shape). */
   rejectQuery?: Rejection;
+  /**
+   * D21: `Idempotency-Key` is honoured (src/http/idempotency.ts): after the tier, before the
+   * body is validated, the request runs once per user and key and its answer is kept for 24 hours.
+   */
+  idempotent?: true;
 }
 
 type Parsed<S> = S extends Schema ? v.InferOutput<S> : undefined;
@@ -112,8 +120,13 @@ export function route<const C extends RouteContract>(
   handle: (c: Ctx, input: Input<C>) => Response | Promise<Response>,
 ): Route {
   const handlers: MiddlewareHandler<AppEnv>[] = [...(options.before ?? [])];
-  const guard = options.guard ?? (contract.tier === 'open' ? undefined : TIER_GUARD[contract.tier]);
-  if (guard) handlers.push(guard);
+  const tierGuard = contract.tier === 'open' ? undefined : TIER_GUARD[contract.tier];
+  const guard = options.guard ?? tierGuard;
+  if (options.idempotent) {
+    // The key is per user: only a route whose tier names the caller can honour it.
+    if (!tierGuard) throw new Error(`${contract.method} ${contract.path}: an open route cannot honour Idempotency-Key`);
+    handlers.push(options.guard ? authenticateFirstWithKey(options.guard, tierGuard) : tierGuard, answerOnce);
+  } else if (guard) handlers.push(guard);
   const readsJson = contract.json !== undefined && !options.validatesItself;
   // The validators' types carry their input into Hono's; here the handler gets it as `input`.
   if (readsJson) handlers.push(jsonBody(contract.json!, options.rejectJson) as unknown as MiddlewareHandler<AppEnv>);
@@ -125,7 +138,10 @@ export function route<const C extends RouteContract>(
     } as Input<C>;
     return handle(c, input);
   });
-  return { contract: { ...contract, responses: { ...impliedResponses(contract), ...contract.responses } }, handlers };
+  const responses = { ...impliedResponses(contract), ...contract.responses };
+  if (!options.idempotent) return { contract: { ...contract, responses }, handlers };
+  const headers = { ...contract.headers, [IDEMPOTENCY_KEY]: IDEMPOTENCY_KEY_DESCRIPTION };
+  return { contract: { ...contract, headers, responses: withIdempotencyReplies(responses) }, handlers };
 }
 
 /** Hono's path of a contract's path, within `prefix`: `/transactions/{id}` → `/:id`. */

@@ -46,7 +46,7 @@ export const transactionRoutes = [
         400: badJson('Blank description, fewer than 2 entries, entries not summing to zero (the message states the count and the sum), or an unknown account_id'),
       },
     },
-    { guard: requireFullCheckedByWrite },
+    { guard: requireFullCheckedByWrite, idempotent: true },
     async (c, { json }) => {
       const bearer = c.get('bearer');
       if (bearer === undefined) return c.json({ id: await postTransaction(c.var.db, json, authorOf(c)) }, 201);
