@@ -1,9 +1,11 @@
 import { postDueOccurrences } from './book/schedule-posting';
 import type { Db } from './db/database';
+import { deleteExpiredIdempotencyKeys } from './http/idempotency-store';
 import type { Logger } from './log';
 
-// What `ledger serve` does besides answering requests: D21's posting job, once at start (in the
-// background: start-up never waits for a catch-up) and every 10 minutes. Runs never overlap in one
+// What `ledger serve` does besides answering requests, once at start (in the background: start-up
+// never waits for a catch-up) and every 10 minutes: D21's posting job, and the removal of the
+// Idempotency-Key answers kept past their 24 hours. Runs never overlap in one
 // process; across instances the database's keys decide. Nothing runs while idle, and `stop` waits
 // for a run in progress, so the pool is closed after it.
 
@@ -25,6 +27,7 @@ export function startBackgroundJobs(db: Db, log: Logger, intervalMs = BACKGROUND
         const started = Date.now();
         const run = await postDueOccurrences(db, undefined, () => stopped);
         if (run.posted > 0 || run.refused > 0) log.info('schedules_posted', { posted: run.posted, refused: run.refused, ms: Date.now() - started });
+        await deleteExpiredIdempotencyKeys(db);
       } catch (error) {
         // Logged by name only (no driver text, error rule 6); the next run tries again.
         if (!stopped) log.error('schedules_failed', { error: error instanceof Error ? error.name : 'error' });

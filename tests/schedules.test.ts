@@ -84,6 +84,23 @@ describeEachDatabase('schedules (D21)', (h) => {
     expect(page.changes[0].at).toMatch(ISO_UTC);
   });
 
+  it('D21: POST /schedules with Idempotency-Key makes one schedule; the retry replays the first answer', async () => {
+    const send = () =>
+      h.request('/schedules', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': '"schedule-retry-1"' },
+        body: JSON.stringify(rent({ description: 'Retried dues', start_on: '2030-06-01' })),
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    const all = await expectStatus(await api('GET', '/schedules'), 200);
+    expect(all.filter((s: Json) => s.description === 'Retried dues')).toHaveLength(1);
+  });
+
   it('400 {error} for what POST /transactions refuses and for bad schedule fields; nothing is made', async () => {
     const before = (await expectStatus(await api('GET', '/schedules'), 200)).length;
     const cases: [unknown, RegExp][] = [

@@ -75,7 +75,7 @@ export const scheduleRoutes = [
         400: badJson('A bad field, until_on before start_on, or entries POST /transactions would refuse'),
       },
     },
-    {},
+    { idempotent: true },
     async (c, { json }) => c.json(await createSchedule(c.var.db, json, authorOf(c)), 201),
   ),
   route(
