@@ -15,7 +15,7 @@ import { describeEachDatabase } from './support/harness';
 import { expectAuthenticationRequired, json } from './support/http';
 import { freePort, startServe, type ServeProcess } from './support/processes';
 
-// D21: `Idempotency-Key` on POST /transactions and POST /imports. The first answer (2xx or 4xx)
+// D21: `Idempotency-Key` on POST /transactions, POST /imports and POST /schedules. The first answer (2xx or 4xx)
 // is kept 24 hours per user and key and replayed with `Idempotent-Replayed: true`, writing nothing;
 // the key sent with another path or body is 422, while the first still runs 409; a malformed key
 // is 400. Kept in the database, in the transaction of the write itself: exact across instances.
@@ -23,7 +23,7 @@ import { freePort, startServe, type ServeProcess } from './support/processes';
 const IN_USE = { error: 'a request with this Idempotency-Key is still being processed' };
 const CSV_OPTIONS = { date_column: 'Date', description_column: 'Description', amount_column: 'Amount', date_format: 'YYYY-MM-DD', decimal: '.' } as const;
 
-async function countRows(db: Db, table: 'transactions' | 'idempotency_keys', where = sql`true`): Promise<number> {
+async function countRows(db: Db, table: 'transactions' | 'idempotency_keys' | 'schedules', where = sql`true`): Promise<number> {
   return Number(rowsOf<{ n: string }>(await db.execute(sql`select count(*) as n from ${sql.identifier(table)} where ${where}`))[0]!.n);
 }
 
@@ -217,6 +217,22 @@ describeEachDatabase('Idempotency-Key (D21)', (h) => {
     expect(await transactions()).toBe(before + 2);
     // Without the key the same file is recognised as duplicates (D16): the replay above is not that.
     expect((await json(await post(statement, undefined, '/imports'))).duplicates).toEqual([2, 3]);
+  });
+
+  it('POST /schedules with a key makes the schedule once; the repeat replays its 201', async () => {
+    const schedule = JSON.stringify({
+      description: 'Rent', start_on: '2030-01-01', every: 'month', mode: 'remind',
+      entries: [{ account_id: ids['Groceries'], amount_cents: 500 }, { account_id: ids['Bank'], amount_cents: -500 }],
+    });
+    const count = () => countRows(h.db, 'schedules');
+    const before = await count();
+    const first = await post(schedule, 'schedule-1', '/schedules');
+    expect(first.status, await first.clone().text()).toBe(201);
+    const again = await post(schedule, 'schedule-1', '/schedules');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await json(again)).toEqual(await json(first));
+    expect(await count()).toBe(before + 1);
   });
 
   it('a bearer POST /transactions with a key authenticates first: an invalid token is 401 and nothing is kept or written', async () => {
