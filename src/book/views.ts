@@ -153,6 +153,18 @@ export const Forecast = responseSchema('Forecast', v.strictObject({
     v.description('asset and liability accounts, in the GET /accounts order'),
   ),
 }));
+// D22: receipts.
+export const Attachment = responseSchema('Attachment', v.strictObject({
+  id: int,
+  transaction_id: int,
+  name: v.string(),
+  content_type: v.pipe(v.string(), v.description('judged by the bytes: image/jpeg, image/png, image/webp, image/gif, image/heic, image/heif or application/pdf')),
+  size: v.pipe(int, v.description('bytes')),
+  sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/), v.description('lower-case hex')),
+  created_at: timestamp,
+  created_by_email: v.nullable(v.string()),
+}));
+
 /** A schedule as a change record holds it (subject `schedule`). */
 const ScheduleRecord = Schedule;
 
@@ -163,12 +175,12 @@ export const Change = responseSchema('Change', v.strictObject({
   actor_email: v.pipe(v.nullable(v.string()), v.description('the acting person\'s email as it was then; null for the CLI')),
   via: v.pipe(v.picklist(['session', 'token', 'cli', 'schedule']), v.description('D21: `schedule` for a transaction a schedule posted by itself')),
   client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions, the CLI and schedules')),
-  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule']),
+  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment']),
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
   schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
-  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord])),
-  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord])),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
 }));
 export const ChangePage = responseSchema('ChangePage', v.strictObject({
   changes: v.pipe(v.array(Change), v.description('newest first')),

@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   check,
+  customType,
   date,
   foreignKey,
   index,
@@ -350,7 +351,7 @@ export const changes = pgTable(
     /** D21: `schedule` for a transaction a schedule posted by itself. */
     via: text('via', { enum: ['session', 'token', 'cli', 'schedule'] }).notNull(),
     clientId: text('client_id'),
-    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule'] }).notNull(),
+    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment'] }).notNull(),
     subjectId: integer('subject_id'),
     action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
     before: jsonb('before'),
@@ -360,7 +361,7 @@ export const changes = pgTable(
   },
   (t) => [
     check('changes_via', sql`${t.via} in ('session', 'token', 'cli', 'schedule')`),
-    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule')`),
+    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment')`),
     check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
     check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
     // The history of one transaction or account, newest first; and the last delete to restore from.
@@ -533,6 +534,33 @@ export const idempotencyKeys = pgTable(
     expiresAt: tstz('expires_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.key] }), index('idempotency_keys_expires_at_idx').on(t.expiresAt)],
+);
+
+/** PostgreSQL's bytea, as a Node Buffer (postgres.js reads and writes bytea as Buffer). */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * D22: receipts. The bytes live in the database (in every backup with the rest of the book), one
+ * row per file of at most 10 MiB. No foreign key to the transaction: a deleted transaction keeps
+ * its receipts for D15's restore. `created_by_email` is kept as it was, like the change log's.
+ */
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    transactionId: integer('transaction_id').notNull(),
+    name: text('name').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    sha256: text('sha256').notNull(),
+    bytes: bytea('bytes').notNull(),
+    createdAt: createdAt(),
+    createdByEmail: text('created_by_email'),
+  },
+  (t) => [
+    index('attachments_transaction_id_idx').on(t.transactionId, t.id),
+    check('attachments_size', sql`${t.size} = octet_length(${t.bytes})`),
+  ],
 );
 
 export type User = typeof users.$inferSelect;
