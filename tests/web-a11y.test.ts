@@ -17,7 +17,7 @@ interface Violation {
 }
 
 /** Every page; the Reconcile page (D20) of the bank account, with its unreconciled transactions ticked. */
-const PAGES = ['/', '/transactions', '/import', '/accounts', '/reconcile?account=', '/reports', '/reports/annual', '/history', '/settings', '/device'] as const;
+const PAGES = ['/', '/transactions', '/import', '/accounts', '/reconcile?account=', '/reports', '/reports/annual', '/schedules', '/history', '/settings', '/device'] as const;
 
 describe.skipIf(missing !== null && !STRICT_BROWSER)('accessibility of every page (axe-core, issue 6/7)', () => {
   let s: WebSession;
@@ -56,6 +56,10 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('accessibility of every pag
       const entries = [{ account_id: ids[to], amount_cents: cents }, { account_id: ids[from], amount_cents: -cents }];
       expect((await s.post('/transactions', { occurred_on: on, description, entries })).status).toBe(201);
     }
+    // D21: a reminder due now, for Home's "Coming up" and the Schedules page's list.
+    const due = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const reminder = { description: 'Rent', entries: [{ account_id: ids.Groceries, amount_cents: 85_000 }, { account_id: ids.Bank, amount_cents: -85_000 }], start_on: due, every: 'month', mode: 'remind' };
+    expect((await s.post('/schedules', reminder)).status).toBe(201);
   }, 120_000);
 
   afterAll(async () => {
@@ -88,6 +92,23 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('accessibility of every pag
       });
     }
   }
+
+  it('D21: the schedule forms, opened (a new schedule, a transaction made to repeat, a reminder posted with another amount), at 390 px', async () => {
+    await s.page.setViewportSize({ width: 390, height: 900 });
+    const found: Record<string, string[]> = {};
+    for (const [path, buttons] of [
+      ['/schedules', ['Make a schedule']],
+      ['/transactions', ['Edit Salary', 'Repeat…']],
+      ['/', [/^Post now with another amount/]],
+    ] as const) {
+      await visit(path);
+      for (const name of buttons) await s.page.getByRole('button', { name, exact: typeof name === 'string' }).first().click();
+      await s.page.getByRole('form').last().waitFor();
+      const violations = await scan();
+      if (violations.length > 0) found[path] = violations;
+    }
+    expect(found).toEqual({});
+  });
 
   it('the sign-in page, signed out', async () => {
     await s.page.setViewportSize({ width: 1100, height: 900 });

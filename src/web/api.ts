@@ -133,6 +133,8 @@ import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
 import type {
   Account as AccountShape,
   Change as ChangeShape,
+  DueOccurrence as DueOccurrenceShape,
+  Forecast as ForecastShape,
   ImportLineError as ImportLineErrorShape,
   ImportPreview as ImportPreviewShape,
   ImportResult as ImportResultShape,
@@ -141,6 +143,7 @@ import type {
   Reconciliation as ReconciliationShape,
   ReconciliationStatus,
   Register,
+  Schedule as ScheduleShape,
   Section as SectionShape,
   Settings as SettingsShape,
   Transaction as TransactionShape,
@@ -176,3 +179,20 @@ export type ReconciliationState = v.InferOutput<typeof ReconciliationStatus>;
 export type ListedTransaction = v.InferOutput<typeof ListedTransactionShape>;
 /** D20: a line of the account register, which says whether it is reconciled. */
 export type RegisterLine = AccountRegister['entries'][number];
+
+/** D21: a schedule of the book (`GET /schedules`), its entries with their accounts' names. */
+export type Schedule = v.InferOutput<typeof ScheduleShape>;
+/** D21: what `POST /schedules` and `PUT /schedules/{id}` take. */
+export interface ScheduleRequest {
+  description: string;
+  entries: { account_id: number; amount_cents: number }[];
+  start_on: string;
+  every: Schedule['every'];
+  interval: number;
+  until_on?: string;
+  mode: Schedule['mode'];
+}
+/** D21: an occurrence waiting for a decision, or blocked (`GET /schedules/due`). */
+export type DueOccurrence = v.InferOutput<typeof DueOccurrenceShape>;
+/** D21: the balances of the bank, cash and card accounts as the schedules will move them (`GET /reports/forecast`). */
+export type Forecast = v.InferOutput<typeof ForecastShape>;

@@ -12,6 +12,7 @@ import { Home } from './pages/Home';
 import { Import } from './pages/Import';
 import { Reconcile } from './pages/Reconcile';
 import { Reports } from './pages/Reports';
+import { Schedules } from './pages/Schedules';
 import { Settings } from './pages/Settings';
 import { SignIn } from './pages/SignIn';
 import { Transactions } from './pages/Transactions';
@@ -25,6 +26,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/reconcile': Reconcile,
   '/reports': Reports,
   '/reports/annual': AnnualReport,
+  '/schedules': Schedules,
   '/settings': Settings,
   '/history': Changes,
   '/authorize': Consent,
@@ -59,6 +61,7 @@ function Header({ email, route }: { email: string; route: string }) {
         <Link to="/import">Import</Link>
         <Link to="/accounts">Accounts</Link>
         <Link to="/reports">Reports</Link>
+        <Link to="/schedules">Schedules</Link>
         <Link to="/history">History</Link>
         <Link to="/settings">Settings</Link>
       </nav>

@@ -1,14 +1,19 @@
-import { useCallback, useEffect, useState } from 'react';
-import { api, ApiError, withQuery, type Account, type BookSettings, type Change, type Reconciliation, type Transaction } from '../api';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, ApiError, withQuery, type Account, type BookSettings, type Change, type Reconciliation, type Schedule, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, Loading, PageHeading } from '../components';
 import { formatCents, formatDate } from '../money';
+import { howOften } from './ScheduleForm';
 import { amountMoved } from '../../book/rules';
 
-const amountOf = (t: Transaction) => amountMoved(t.entries);
+const amountOf = (t: Pick<Transaction, 'entries'>) => amountMoved(t.entries);
 
-/** Through what the change came, in words. */
-function through(change: Change): string {
+/** Through what the change came, in words; D21: a schedule by its description, or that it was deleted since. */
+function through(change: Change, scheduleName: (id: number) => string | undefined): string {
+  if (change.via === 'schedule') {
+    const name = change.schedule_id === null ? undefined : scheduleName(change.schedule_id);
+    return name === undefined ? 'posted by a schedule since deleted' : `posted by the schedule “${name}”`;
+  }
   if (change.via === 'session') return 'from the web app';
   if (change.via === 'cli') return 'with an admin command';
   return change.client_id === 'ledger-cli' ? 'with a token' : `through ${change.client_id}`;
@@ -24,6 +29,14 @@ function differences(subject: Change['subject'], before: Record<string, unknown>
     if (amountOf(b) !== amountOf(a)) out.push(`the amount from ${formatCents(amountOf(b))} to ${formatCents(amountOf(a))}`);
     const accountsOf = (t: Transaction) => t.entries.map((e) => e.account_name).join(', ');
     if (accountsOf(b) !== accountsOf(a)) out.push(`the accounts from ${accountsOf(b)} to ${accountsOf(a)}`);
+  } else if (subject === 'schedule') {
+    const [b, a] = [before as unknown as Schedule, after as unknown as Schedule];
+    if (b.description !== a.description) out.push(`the description from “${b.description}” to “${a.description}”`);
+    if (amountOf(b) !== amountOf(a)) out.push(`the amount from ${formatCents(amountOf(b))} to ${formatCents(amountOf(a))}`);
+    if (b.every !== a.every || b.interval !== a.interval) out.push(`how often from ${howOften(b.every, b.interval).toLowerCase()} to ${howOften(a.every, a.interval).toLowerCase()}`);
+    if (b.start_on !== a.start_on) out.push(`the first date from ${formatDate(b.start_on)} to ${formatDate(a.start_on)}`);
+    if (b.until_on !== a.until_on) out.push(`the end from ${b.until_on ? formatDate(b.until_on) : 'none'} to ${a.until_on ? formatDate(a.until_on) : 'none'}`);
+    if (b.mode !== a.mode) out.push(a.mode === 'post' ? 'reminding to posting by itself' : 'posting by itself to reminding');
   } else {
     const [b, a] = [before as unknown as Account, after as unknown as Account];
     if (b.name !== a.name) out.push(`the name from “${b.name}” to “${a.name}”`);
@@ -73,9 +86,21 @@ function timeOf(at: string): string {
  * One record in plain words: who ("You" for the person reading it: shorter, so a phone shows each
  * record in a few lines, issue 6/7 finding 8), what, when, through what.
  */
-export function describeChange(change: Change, reader?: string, accountName: (id: number) => string | undefined = () => undefined): string {
-  const who = change.actor_email === null ? 'An admin command' : change.actor_email.toLowerCase() === reader?.toLowerCase() ? 'You' : change.actor_email;
-  const at = `on ${timeOf(change.at)}, ${through(change)}`;
+export function describeChange(
+  change: Change,
+  reader?: string,
+  accountName: (id: number) => string | undefined = () => undefined,
+  scheduleName: (id: number) => string | undefined = () => undefined,
+): string {
+  const who =
+    change.actor_email === null
+      ? change.via === 'schedule'
+        ? 'A schedule'
+        : 'An admin command'
+      : change.actor_email.toLowerCase() === reader?.toLowerCase()
+        ? 'You'
+        : change.actor_email;
+  const at = `on ${timeOf(change.at)}, ${through(change, scheduleName)}`;
   if (change.subject === 'reconciliation') return `${who} ${reconciliationChanged(change, accountName)} ${at}.`;
   if (change.subject === 'settings' && change.action === 'update') {
     return `${who} ${settingsChanged(change.before as Partial<BookSettings>, change.after as Partial<BookSettings>)} ${at}.`;
@@ -86,7 +111,9 @@ export function describeChange(change: Change, reader?: string, accountName: (id
       ? `“${String(shape.description)}” (${formatCents(amountOf(shape as unknown as Transaction))})`
       : change.subject === 'account'
         ? `the account “${String(shape.name)}”`
-        : 'the settings';
+        : change.subject === 'schedule'
+          ? `the schedule “${String(shape.description)}” (${formatCents(amountOf(shape as unknown as Schedule))}, ${howOften((shape as unknown as Schedule).every, (shape as unknown as Schedule).interval).toLowerCase()})`
+          : 'the settings';
   const changed = () => differences(change.subject, change.before as Record<string, unknown>, change.after as Record<string, unknown>).join(', ') || 'nothing visible';
   // A new description already names the transaction ("from “Rnet” to “Rent”"): its amount is enough
   // beside it, so that a record with its time of day still fits three lines of a phone (issue 25 item 7).
@@ -96,7 +123,7 @@ export function describeChange(change: Change, reader?: string, accountName: (id
       ? renamed
         ? `changed ${changed()} (${formatCents(amountOf(shape as unknown as Transaction))})`
         : `changed ${changed()} of ${name}`
-      : `${{ create: 'recorded', delete: 'deleted', restore: 'restored' }[change.action]} ${name}`;
+      : `${{ create: change.subject === 'schedule' ? 'made' : 'recorded', delete: 'deleted', restore: 'restored' }[change.action]} ${name}`;
   return `${who} ${what} ${at}.`;
 }
 
@@ -137,24 +164,34 @@ export function Changes() {
     api<Account[]>('GET', '/accounts').then(setAccounts, () => undefined);
   }, []);
   const accountName = (id: number) => accounts.find((a) => a.id === id)?.name;
+  // D21: a transaction a schedule posted names the schedule, if it still exists.
+  const [schedules, setSchedules] = useState<Schedule[]>([]);
+  const scheduleName = (id: number) => schedules.find((s) => s.id === id)?.description;
 
+  // Only the latest request's answer is shown: a slower earlier one (the list before a date was
+  // typed, an undo's reload) never overwrites it.
+  const latest = useRef(0);
   const load = useCallback(
     async (before?: number) => {
+      const request = ++latest.current;
       try {
         const params = new URLSearchParams(search);
         const filter = { subject: params.get('subject') ?? undefined, subject_id: params.get('subject_id') ?? undefined, ...days };
-        const page = await api<{ changes: Change[]; next_before: number | null }>(
-          'GET',
-          withQuery('/changes', { ...filter, before: before === undefined ? undefined : String(before) }),
-        );
+        const [page, known] = await Promise.all([
+          api<{ changes: Change[]; next_before: number | null }>('GET', withQuery('/changes', { ...filter, before: before === undefined ? undefined : String(before) })),
+          // Read with the records, so that none says "since deleted" of a schedule not yet known.
+          api<Schedule[]>('GET', '/schedules').catch(() => []),
+        ]);
         const deletedIds = [...new Set(page.changes.filter(isUndoable).map((c) => c.subject_id!))];
         const found = await Promise.all(deletedIds.map(async (id) => [id, await isAbsent(id)] as const));
+        if (request !== latest.current) return;
+        setSchedules(known);
         setAbsent((known) => ({ ...known, ...Object.fromEntries(found) }));
         setChanges((shown) => (before === undefined ? page.changes : [...(shown ?? []), ...page.changes]));
         setNext(page.next_before);
         setError(null);
       } catch (e) {
-        setError((e as Error).message);
+        if (request === latest.current) setError((e as Error).message);
       }
     },
     [search, days],
@@ -212,7 +249,7 @@ export function Changes() {
         <ol className="plain history">
           {changes.map((c) => (
             <li key={c.id}>
-              <span>{describeChange(c, me?.email, accountName)}</span>
+              <span>{describeChange(c, me?.email, accountName, scheduleName)}</span>
               {isUndoable(c) && absent[c.subject_id!] === true && changes.find(isUndoableOf(c.subject_id!)) === c && (
                 <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
                   Undo

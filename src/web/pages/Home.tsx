@@ -4,6 +4,7 @@ import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
 import { daysBefore, formatDate, today } from '../money';
 import { amountMoved, directionOf } from '../../book/rules';
+import { ComingUp } from './ComingUp';
 
 type Balance = Account & { balance_cents: number };
 interface Month {
@@ -115,6 +116,8 @@ export function Home() {
   const [data, setData] = useState<{ balances: Balance[]; month: Month | null; recent: Transaction[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // A date posted from "Coming up" moves the balances and the recent transactions.
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     const day = today();
     Promise.all([
@@ -124,7 +127,7 @@ export function Home() {
     ])
       .then(([b, m, recent]) => setData({ balances: b.accounts, month: m.at(-1) ?? null, recent }))
       .catch((e: Error) => setError(e.message));
-  }, []);
+  }, [version]);
 
   return (
     <main>
@@ -136,6 +139,7 @@ export function Home() {
       ) : (
         <>
           <MonthCards month={data.month} />
+          <ComingUp accounts={data.balances} onPosted={() => setVersion((v) => v + 1)} />
           <BalancesSections balances={data.balances} />
           <RecentTable recent={data.recent} accounts={data.balances} />
         </>

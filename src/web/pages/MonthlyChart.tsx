@@ -50,7 +50,7 @@ function niceStep(range: number): number {
 }
 
 /** The y-axis: round money values from below the lowest figure to above the highest, zero among them. */
-function axisOf(figures: number[]): { ticks: number[]; low: number; high: number; label(cents: number): string } {
+export function axisOf(figures: number[]): { ticks: number[]; low: number; high: number; label(cents: number): string } {
   const lowest = Math.min(0, ...figures);
   const highest = Math.max(0, ...figures);
   // An empty period still gets an axis: 0 to 100.

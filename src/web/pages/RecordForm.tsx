@@ -9,7 +9,7 @@ import { AccountSelect } from './AccountSelect';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
 import { directionOf, naturalBalance, twoEntries, type AccountKind } from '../../book/rules';
 
-type Mode = 'in' | 'out' | 'move' | 'split';
+export type Mode = 'in' | 'out' | 'move' | 'split';
 /** Money in, money out, a move: one amount between two accounts (D6). */
 export type Simple = Exclude<Mode, 'split'>;
 type Entry = { account_id: number; amount_cents: number };
@@ -96,7 +96,7 @@ export function Notice({ said, focus = false, children }: { said: string | null;
   );
 }
 
-function ModeChoice({ mode, onChange, split = true }: { mode: Mode; onChange(mode: Mode): void; split?: boolean }) {
+export function ModeChoice({ mode, onChange, split = true }: { mode: Mode; onChange(mode: Mode): void; split?: boolean }) {
   const { words } = useApp();
   const name = useId();
   const modes = [
@@ -209,7 +209,7 @@ export function MovementFields({ movement, accounts, onChange, describedBy, plac
 }
 
 /** The movement in another simple mode: a choice the new form does not offer is dropped, not kept out of sight. */
-function inMode(movement: Movement, mode: Simple, accounts: Account[]): Movement {
+export function inMode(movement: Movement, mode: Simple, accounts: Account[]): Movement {
   const kindOf = (id: string) => accounts.find((a) => String(a.id) === id)?.kind;
   return {
     ...movement,

@@ -3,6 +3,7 @@ import { withQuery, type Account, type Section } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, ExportButtons, Link, Loading, Money, PageHeading } from '../components';
 import { formatCents, formatDate, today } from '../money';
+import { ForecastSection } from './ForecastChart';
 import { MonthlyChart, type Month } from './MonthlyChart';
 import { Register } from './Register';
 import { useReport, type Report } from './useReport';
@@ -249,6 +250,7 @@ export function Reports() {
         </ReportPart>
         <ReportPart report={months}>{(figures) => <MonthlyChart months={figures} />}</ReportPart>
       </section>
+      <ForecastSection />
       <section aria-labelledby="export-heading">
         <h2 id="export-heading">Download</h2>
         <ExportButtons period={periodState.forExport} />

@@ -6,6 +6,7 @@ import { formatAmount, formatDate } from '../money';
 import { confirmFarDate, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
 import { ReconciledMark } from './Register';
+import { ScheduleForm } from './ScheduleForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
 import { everyTransaction, PrintedList } from './TransactionsPrint';
 
@@ -55,6 +56,8 @@ function EditTransaction({ accounts, transaction, reconciled, onDone }: { accoun
     heading.current?.scrollIntoView({ block: 'start' });
     heading.current?.focus({ preventScroll: true });
   }, []);
+  // D21: the transaction made to repeat, from its next occurrence (a form of its own: forms do not nest).
+  const [repeating, setRepeating] = useState(false);
   const closed = closedBooksRefusal(transaction.occurred_on, closedThrough, 'changed');
   const save = useSubmit(async () => {
     const refusal = closed ?? closedBooksRefusal(date, closedThrough, 'changed');
@@ -75,6 +78,7 @@ function EditTransaction({ accounts, transaction, reconciled, onDone }: { accoun
     onDone(savedInWords(description, date, said));
   });
   return (
+    <>
     <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
       <h3 ref={heading} tabIndex={-1}>
         Edit “{transaction.description}”{reconciled && <ReconciledMark />}
@@ -99,9 +103,25 @@ function EditTransaction({ accounts, transaction, reconciled, onDone }: { accoun
         <button type="button" className="secondary" onClick={() => onDone(null)}>
           Cancel
         </button>
+        <button type="button" className="secondary" aria-expanded={repeating} onClick={() => setRepeating(!repeating)}>
+          Repeat…
+        </button>
         <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>History of this transaction</Link>
       </div>
     </form>
+    {repeating && (
+      <section aria-labelledby="repeat-heading">
+        <h3 id="repeat-heading">Repeat “{transaction.description}”</h3>
+        <ScheduleForm
+          accounts={accounts}
+          origin={{ transaction }}
+          label={`Repeat ${transaction.description}`}
+          onSaved={(_, said) => onDone(said)}
+          onCancel={() => setRepeating(false)}
+        />
+      </section>
+    )}
+    </>
   );
 }
 

@@ -1,0 +1,243 @@
+import { useId, useState } from 'react';
+import { api, type Account, type Schedule, type ScheduleRequest } from '../api';
+import { useApp } from '../app';
+import { ErrorNote, useSubmit } from '../components';
+import { formatAmount, formatCents, formatDate, today } from '../money';
+import { clampsMonthEnd, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
+import type { Words } from '../words';
+import { ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
+import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
+import { amountMoved, directionOf } from '../../book/rules';
+
+// D21 in the web app: a schedule made, from a transaction (its next occurrence after it) or from
+// the Schedules page, or changed. Before saving, the next dates are shown in words, the month's
+// last day where a month is shorter than the start's day, and a start in the past says how many
+// dates are already due and, for a schedule that posts itself, asks before posting them at once.
+
+type Entry = { account_id: number; amount_cents: number };
+
+/** A date with its weekday ("Fri, Jan 31, 2027" in en-US), for the dates a schedule falls on. */
+export function dayInWords(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+const UNITS: Record<Every, [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] };
+
+/** "Every month", "Every 2 weeks". */
+export function howOften(every: Every, interval: number): string {
+  return interval === 1 ? `Every ${UNITS[every][0]}` : `Every ${interval} ${UNITS[every][1]}`;
+}
+
+/** What a schedule's entries do, in the words of the book (D12): "Money out €850.00 from Bank to Hall rent". */
+export function whatItMoves(entries: readonly { account_id: number; account_name: string; amount_cents: number }[], accounts: Account[], words: Words): string {
+  const direction = directionOf(entries, (id) => accounts.find((a) => a.id === id)?.kind);
+  if (direction === 'split') return `${words.happened.split} of ${formatCents(amountMoved(entries))}`;
+  const to = entries.find((e) => e.amount_cents > 0)!;
+  const from = entries.find((e) => e.amount_cents < 0)!;
+  return `${words.happened[direction]} ${formatCents(to.amount_cents)} from ${from.account_name} to ${to.account_name}`;
+}
+
+/** "a and b", "a, b and c". */
+function listed(items: string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** What a schedule starts from: a transaction (its date, the first occurrence), an existing schedule, or nothing. */
+export type ScheduleOrigin = { transaction: { occurred_on: string; description: string; entries: readonly Entry[] } } | { schedule: Schedule } | null;
+
+/** The dates the schedule will handle from now: those already due (today included), and the next ones. */
+interface Preview {
+  series: Recurrence;
+  /** The first occurrence of `series` is the transaction it was made from: never posted again. */
+  anchored: boolean;
+  due: string[];
+  next: string[];
+  none: boolean;
+}
+
+const PREVIEW_COUNT = 4;
+
+function previewOf(series: Recurrence, anchored: boolean, handledBefore: string | null): Preview {
+  const day = today();
+  const skip = (dates: string[]) => (anchored ? dates.filter((d) => d !== series.start_on) : dates);
+  const due = skip(occurrencesOf(series, { from: handledBefore ?? undefined, through: day }));
+  const next = skip(occurrencesOf(series, { from: day > series.start_on ? day : series.start_on, limit: PREVIEW_COUNT + 2 })).filter((d) => d > day).slice(0, PREVIEW_COUNT);
+  return { series, anchored, due, next, none: due.length === 0 && next.length === 0 };
+}
+
+/** The preview in words: "Next: Fri, Jan 31, 2027, then Feb 28, 2027, …"; the last day of shorter months; what is due already. */
+function PreviewNote({ preview, post }: { preview: Preview; post: boolean }) {
+  const { series, due, next, none } = preview;
+  if (none) return <p className="warning">No date falls between the start and the end: change the dates.</p>;
+  const [first, ...rest] = next;
+  const clamped = clampsMonthEnd(series) ? occurrencesOf(series, { from: next[0] ?? series.start_on, limit: 50 }).find((d) => d.slice(8) !== series.start_on.slice(8)) : undefined;
+  const ends = series.until_on ? ` The last date is on or before ${formatDate(series.until_on)}.` : '';
+  return (
+    <div className="schedule-preview stack">
+      {first && (
+        <p>
+          <strong>Next:</strong> {dayInWords(first)}
+          {rest.length > 0 && `, then ${rest.map(formatDate).join(', ')}`}
+          {next.length === PREVIEW_COUNT ? ' …' : '.'}
+          {ends}
+        </p>
+      )}
+      {!first && <p>No date after today.{ends}</p>}
+      {clamped && <p className="muted">In shorter months: the last day of the month ({formatDate(clamped)}).</p>}
+      {due.length > 0 && (
+        <p className="warning">
+          {due.length === 1 ? `1 date is today or already past (${formatDate(due[0]!)})` : `${due.length} dates are today or already past (${listed(due.length > 4 ? [formatDate(due[0]!), '…', formatDate(due.at(-1)!)] : due.map(formatDate))})`}:{' '}
+          {post
+            ? `${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once when you save.`
+            : `${due.length === 1 ? 'it waits' : 'they wait'} on Home for you to post or skip.`}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The entries of the form, as the transaction forms ask for them: money in, out, a move, or a split. */
+function useEntries(initial: readonly Entry[] | null, accounts: Account[]) {
+  const [simple] = useState(() => (initial ? movementOf(initial, accounts) : null));
+  const [mode, setMode] = useState<Mode>(initial && !simple ? 'split' : (simple?.mode ?? 'out'));
+  const [movement, setMovement] = useState<Movement>(
+    simple ? { mode: simple.mode, amount: formatAmount(simple.cents), receives: String(simple.receives), gives: String(simple.gives) } : { mode: 'out', amount: '', receives: '', gives: '' },
+  );
+  const [lines, setLines] = useState<Line[]>(() => (initial && !simple ? initial.map((e) => ({ account: String(e.account_id), amount: formatAmount(e.amount_cents) })) : blankLines()));
+  const choose = (next: Mode) => {
+    setMode(next);
+    if (next !== 'split') setMovement(inMode(movement, next as Simple, accounts));
+  };
+  return { mode, choose, movement, setMovement, lines, setLines };
+}
+
+/**
+ * A schedule's form (D21): the entries, how often, from and until when, posted or reminded; the
+ * dates it falls on shown in words before saving. Made from a transaction, it starts at the next
+ * occurrence after it (the transaction was the first); a month-end transaction's series keeps its
+ * day (31 Jan → 28 Feb → 31 Mar), so it is saved from the transaction's date with that first
+ * date skipped.
+ */
+export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { accounts: Account[]; origin: ScheduleOrigin; label: string; onSaved(schedule: Schedule, said: string): void; onCancel?(): void }) {
+  const { words } = useApp();
+  const existing = origin && 'schedule' in origin ? origin.schedule : null;
+  const transaction = origin && 'transaction' in origin ? origin.transaction : null;
+  const initial = existing ?? transaction;
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const entries = useEntries(initial?.entries ?? null, accounts);
+  const [every, setEvery] = useState<Every>(existing?.every ?? 'month');
+  const [intervalText, setIntervalText] = useState(String(existing?.interval ?? 1));
+  const interval = /^\d{1,2}$/.test(intervalText) && Number(intervalText) >= 1 ? Number(intervalText) : null;
+  // Made from a transaction, the start follows how often until the person types one.
+  const [startTyped, setStartTyped] = useState<string | null>(existing?.start_on ?? null);
+  const start = startTyped ?? (transaction ? nextAfter(transaction.occurred_on, every, interval ?? 1) : today());
+  const [until, setUntil] = useState(existing?.until_on ?? '');
+  const [post, setPost] = useState((existing?.mode ?? 'post') === 'post');
+  const moves = useId();
+  const hint = useId();
+
+  const anchored = transaction !== null && start === nextAfter(transaction.occurred_on, every, interval ?? 1) && clampsMonthEnd({ start_on: transaction.occurred_on, every });
+  const series: Recurrence = { start_on: anchored ? transaction.occurred_on : start, every, interval: interval ?? 1, until_on: until || null };
+  const valid = interval !== null && /^\d{4}-\d{2}-\d{2}$/.test(start) && (!until || until >= start);
+  // D21: a change never posts the dates before the schedule's next date at that moment.
+  const preview = valid ? previewOf(series, anchored, existing ? (existing.next_on ?? '9999-12-31') : null) : null;
+
+  const save = useSubmit(async () => {
+    if (!description.trim()) throw new Error('Enter a description.');
+    if (interval === null || interval > 99) throw new Error('“Every” takes a whole number from 1 to 99.');
+    if (until && until < start) throw new Error(`“Until” is before the first date (${formatDate(start)}).`);
+    let lines: Entry[];
+    if (entries.mode === 'split') lines = entriesOf(entries.lines);
+    else lines = movementEntries(entries.movement, accounts, words).entries;
+    const due = preview?.due ?? [];
+    if (post && due.length > 0) {
+      const question = `${due.length === 1 ? `The date ${formatDate(due[0]!)} is` : `${due.length} dates, from ${formatDate(due[0]!)} to ${formatDate(due.at(-1)!)}, are`} today or already past: ${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once. Save the schedule?`;
+      if (!window.confirm(question)) throw new Error('Not saved: nothing was posted. Change the first date, or choose “Remind me”.');
+    }
+    const body: ScheduleRequest = { description: description.trim(), entries: lines, start_on: series.start_on, every, interval, mode: post ? 'post' : 'remind', ...(until ? { until_on: until } : {}) };
+    let saved: Schedule;
+    if (existing) saved = await api<Schedule>('PUT', `/schedules/${existing.id}`, body);
+    else if (anchored) {
+      // The transaction is the series' first date: saved as a reminder, that date skipped, then
+      // made to post if asked (D21: a change never posts dates before its next date).
+      const made = await api<Schedule>('POST', '/schedules', { ...body, mode: 'remind' });
+      await api('POST', `/schedules/${made.id}/occurrences/${series.start_on}/skip`);
+      saved = body.mode === 'post' ? await api<Schedule>('PUT', `/schedules/${made.id}`, body) : await api<Schedule>('GET', `/schedules/${made.id}`);
+    } else saved = await api<Schedule>('POST', '/schedules', body);
+    const said = `${existing ? 'Saved' : 'Made'} the schedule “${saved.description}”: ${howOften(every, interval).toLowerCase()}${saved.next_on ? `, next on ${formatDate(saved.next_on)}` : ''}.`;
+    onSaved(saved, said);
+  });
+
+  return (
+    <form aria-label={label} className="record schedule-form" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
+      <label>
+        Description
+        <input required value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />
+      </label>
+      <ModeChoice mode={entries.mode} onChange={entries.choose} />
+      {entries.mode === 'split' ? (
+        <SplitLines accounts={accounts} lines={entries.lines} onChange={entries.setLines} />
+      ) : (
+        <MovementFields movement={entries.movement} accounts={accounts} onChange={entries.setMovement} describedBy={moves} placeholder={formatAmount(85000)} />
+      )}
+      <fieldset className="stack">
+        <legend>How often</legend>
+        <div className="row">
+          <label>
+            Every
+            <input type="number" inputMode="numeric" min={1} max={99} required value={intervalText} className="interval" onChange={(e) => setIntervalText(e.target.value)} />
+          </label>
+          <label>
+            Weeks, months or years
+            <select value={every} onChange={(e) => setEvery(e.target.value as Every)}>
+              {(Object.keys(UNITS) as Every[]).map((unit) => (
+                <option key={unit} value={unit}>
+                  {UNITS[unit][interval === 1 ? 0 : 1]}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <div className="row">
+          <label>
+            {transaction ? 'Next date' : 'First date'}
+            <input type="date" required value={start} aria-describedby={transaction ? hint : undefined} onChange={(e) => setStartTyped(e.target.value)} />
+          </label>
+          <label>
+            Until (optional)
+            <input type="date" value={until} min={start} onChange={(e) => setUntil(e.target.value)} />
+          </label>
+        </div>
+        {transaction && (
+          <p id={hint} className="muted small">
+            “{transaction.description}” of {formatDate(transaction.occurred_on)} was the first.
+          </p>
+        )}
+      </fieldset>
+      <fieldset>
+        <legend>When a date comes</legend>
+        <label className="mode">
+          <input type="radio" name={`${hint}-mode`} checked={post} onChange={() => setPost(true)} />
+          Post it automatically
+        </label>
+        <label className="mode">
+          <input type="radio" name={`${hint}-mode`} checked={!post} onChange={() => setPost(false)} />
+          Remind me (post or skip it on Home)
+        </label>
+      </fieldset>
+      <div aria-live="polite">{preview && <PreviewNote preview={preview} post={post} />}</div>
+      <ErrorNote error={save.error} />
+      <div className="row">
+        <button type="submit" disabled={save.busy} aria-describedby={entries.mode === 'split' ? undefined : moves}>
+          {save.busy ? 'Saving…' : existing ? 'Save the schedule' : 'Make the schedule'}
+        </button>
+        {onCancel && (
+          <button type="button" className="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,29 @@
+import { addDays, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
+
+// D21 in the browser: the dates a schedule falls on, for the previews of the web app (the next
+// dates in words, what a start in the past posts at once, Home's "Coming up"), by the server's own
+// rule (src/book/occurrences.ts, pure: bundled as it is).
+
+export type { Every, Recurrence };
+
+/** The date `days` days after a `YYYY-MM-DD` date. */
+export const daysAfter = addDays;
+
+/** The occurrences of `r` from `from` through `through` (both inclusive, either open), oldest first, at most `limit`. */
+export function occurrencesOf(r: Recurrence, options: { from?: string; through?: string; limit?: number }): string[] {
+  // Without an end, a limit ends the list (and a hundred years at most).
+  const through = options.through ?? addDays(options.from ?? r.start_on, 36_525);
+  return occurrencesBetween(r, options.from ?? r.start_on, through, options.limit ?? 1000);
+}
+
+/** The first occurrence of a series that starts on `after` (the one before it was `after` itself). */
+export function nextAfter(after: string, every: Every, interval: number): string {
+  return nthOccurrence({ start_on: after, every, interval, until_on: null }, 1);
+}
+
+/** Whether the series keeps a day some months lack (the 29th to the 31st): those months take their last day. */
+export function clampsMonthEnd(r: Pick<Recurrence, 'start_on' | 'every'>): boolean {
+  const [month, day] = [Number(r.start_on.slice(5, 7)), Number(r.start_on.slice(8, 10))];
+  if (r.every === 'month') return day > 28;
+  return r.every === 'year' && month === 2 && day === 29;
+}
