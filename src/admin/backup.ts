@@ -1,24 +1,40 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { MIGRATIONS_FOLDER, rowsOf, type Db } from '../db/database';
-import { invalid } from '../errors';
+import { getTableConfig } from 'drizzle-orm/pg-core';
+import { AGE_FIRST_LINE, decryptChunks, encryptChunks } from './backup-crypto';
+import { MIGRATIONS_FOLDER, rowsOf, transactionCursorRows, type Db } from '../db/database';
+import { attachments } from '../db/schema';
+import { invalid, Refusal } from '../errors';
 
 /**
- * D14: `ledger backup` and `ledger restore`. The file, documented in the README:
+ * D14 and D22: `ledger backup` and `ledger restore`. The file, documented in the README (Backups):
  *
- *   line 1: a JSON header {format: "ledger-backup", version: 1, schema, created_at, counts, sha256}
- *   line 2: a JSON object with one array of rows per table, as PostgreSQL writes them (row_to_json)
+ * Version 2, written and read as a stream (D22: a backup with 1 GiB of receipts holds a few MiB in
+ * memory, never the book), one JSON object per line:
  *
- * `schema` is the number of migrations the database had; `sha256` is the hex digest of line 2's
- * bytes, so that a truncated or altered file is refused before anything is written. Rows keep
- * their ids. Secrets are stored as the database keeps them: password hashes, token digests,
- * passkeys' public keys; never a plaintext secret. Sessions, codes, device grants and the login
- * throttle are left out (short-lived; a restored instance starts with everybody signed out).
+ *   {"format":"ledger-backup","version":2,"schema":…,"created_at":"…","encrypted":false}
+ *   {"table":"users","rows":[…]}                       as many lines per table as it takes, parents first
+ *   {"table":"attachments","rows":[{…without bytes}]}  one line per receipt, then its bytes:
+ *   {"attachment":7,"bytes":"<base64>"}                 768 KiB of them per line, in order
+ *   {"end":"ledger-backup","counts":{…},"sha256":"…"}  the hex SHA-256 of every byte before this line
+ *
+ * Rows are PostgreSQL's row_to_json. The checksum is unkeyed: it finds damage (a cut or a changed
+ * byte), not tampering, which only an encrypted backup finds: the same bytes inside an age file
+ * (backup-crypto.ts), whose header then says `"encrypted":true`.
+ *
+ * Version 1 (before receipts) is one header line {…, "version":1, "counts", "sha256"} and one line
+ * with every table's rows; it still restores, read whole as it was written.
+ *
+ * `schema` is the number of migrations the database had. Rows keep their ids. Secrets are stored
+ * as the database keeps them: password hashes, token digests, passkeys' public keys; never a
+ * plaintext secret. Sessions, codes, device grants and the login throttle are left out
+ * (short-lived; a restored instance starts with everybody signed out).
  */
 const FORMAT = 'ledger-backup';
-const VERSION = 1;
+const VERSION = 2;
 
 /**
  * The tables, in an order that inserts parents first. `where` keeps only what is live: a refresh
@@ -47,22 +63,51 @@ const TABLES = [
   // skipped comes along, so a restored book never posts one twice.
   { name: 'schedules', key: 'id', since: 12 },
   { name: 'schedule_occurrences', key: ['schedule_id', 'occurs_on'], since: 12 },
+  // D22; backups made before receipts (schema 12 and earlier, and every version 1 file) have none.
+  { name: 'attachments', key: 'id', since: 13 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules', 'attachments'];
 
 type TableName = (typeof TABLES)[number]['name'];
-type Rows = Record<TableName, Record<string, unknown>[]>;
+type Row = Record<string, unknown>;
+type Rows = Record<TableName, Row[]>;
+type Counts = Record<TableName, number>;
 
 interface Header {
   format: typeof FORMAT;
   version: number;
   schema: number;
   created_at: string;
-  counts: Record<TableName, number>;
+  /** Version 2: whether the file was written inside an age file. */
+  encrypted?: boolean;
+  /** Version 1 only. */
+  counts?: Counts;
+  sha256?: string;
+}
+
+interface Trailer {
+  end: typeof FORMAT;
+  counts: Counts;
   sha256: string;
 }
+
+/** Rows per cursor fetch, and the size a line of rows is closed at (a larger row is a line alone). */
+const ROWS_PER_FETCH = 200;
+const LINE_BYTES = 1 << 20;
+/** A receipt's bytes per line: a multiple of 3, so that each line is 1 MiB of base64 without padding. */
+const PIECE_BYTES = 768 * 1024;
+/** No line of ours comes near this (a row of the book is at most a few MiB): a longer one is damage. */
+const MAX_LINE_BYTES = 32 << 20;
+/** A header line is short; a file whose first line is not is no backup. */
+const MAX_HEADER_BYTES = 64 << 10;
+/** How much of the file is read at a time. */
+const READ_BYTES = 64 << 10;
+
+const zeroCounts = (): Counts => Object.fromEntries(TABLES.map((t) => [t.name, 0])) as Counts;
+const describeCounts = (counts: Partial<Counts>) => TABLES.map((t) => `${counts[t.name] ?? 0} ${t.name}`).join(', ');
+const isTable = (name: unknown): name is TableName => TABLES.some((t) => t.name === name);
 
 /** How many migrations this build knows (drizzle's journal): a backup's `schema` may not exceed it. */
 function knownMigrations(): number {
@@ -70,65 +115,388 @@ function knownMigrations(): number {
   return journal.entries.length;
 }
 
-/** One consistent snapshot of every table (a repeatable-read, read-only transaction). */
-async function readRows(db: Db): Promise<Rows> {
-  return db.transaction(
-    async (tx) => {
-      const rows = {} as Rows;
-      for (const table of TABLES) {
-        const filter = 'where' in table ? sql.raw(`where ${table.where}`) : sql``;
-        const result = await tx.execute(
-          sql`select coalesce(json_agg(row_to_json(t) order by ${sql.join([table.key].flat().map((k) => sql`t.${sql.identifier(k)}`), sql`, `)}), '[]'::json)::text as rows
-              from ${sql.identifier(table.name)} t ${filter}`,
-        );
-        rows[table.name] = JSON.parse(rowsOf<{ rows: string }>(result)[0]!.rows) as Record<string, unknown>[];
-      }
-      return rows;
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' },
-  );
-}
-
-function countsOf(rows: Rows): Record<TableName, number> {
-  return Object.fromEntries(TABLES.map((t) => [t.name, rows[t.name].length])) as Record<TableName, number>;
-}
-
-const describeCounts = (counts: Record<TableName, number>) => TABLES.map((t) => `${counts[t.name] ?? 0} ${t.name}`).join(', ');
+// ---------------------------------------------------------------------------------------------
+// Writing
 
 /**
- * Writes the backup to `file`, 0600, through a temporary file beside it and a rename, so that a
- * reader never sees half a backup and an existing file is replaced whole. Returns what it wrote.
+ * Writes the backup to `file`, 0600, through a temporary file beside it, fsync and a rename, so
+ * that a reader never sees half a backup and an existing file is replaced whole; encrypted with
+ * `passphrase` when one is given (D22). Everything is read in one repeatable-read, read-only
+ * transaction (one consistent snapshot) and streamed to the file. Returns what it wrote.
  */
-export async function writeBackup(db: Db, file: string): Promise<string> {
-  const rows = await readRows(db);
-  const body = JSON.stringify(rows);
-  const header: Header = {
-    format: FORMAT,
-    version: VERSION,
-    schema: knownMigrations(),
-    created_at: new Date().toISOString(),
-    counts: countsOf(rows),
-    sha256: createHash('sha256').update(body).digest('hex'),
-  };
+export async function writeBackup(db: Db, file: string, passphrase: string | null = null): Promise<string> {
   const target = path.resolve(file);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   // 'wx': a new file of our own, never through a symlink someone planted.
-  const fd = openSync(temporary, 'wx', 0o600);
+  const handle = await open(temporary, 'wx', 0o600);
+  let counts: Counts;
   try {
-    writeSync(fd, `${JSON.stringify(header)}\n${body}\n`);
-    fsyncSync(fd);
+    counts = await db.transaction(
+      async (tx) => {
+        const counts = zeroCounts();
+        const lines = backupLines(tx, passphrase !== null, counts);
+        for await (const chunk of passphrase === null ? lines : encryptChunks(lines, passphrase)) await writeAll(handle, chunk);
+        return counts;
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
+    await handle.sync();
   } catch (error) {
-    closeSync(fd);
+    await handle.close();
     rmSync(temporary, { force: true });
     throw error;
   }
-  closeSync(fd);
+  await handle.close();
   renameSync(temporary, target);
-  return `wrote ${target}: ${describeCounts(header.counts)}`;
+  return `wrote ${target}: ${describeCounts(counts)}`;
 }
 
-/** Reads and checks a backup file; every problem is one sentence and nothing has been written. */
-function readBackup(file: string): { header: Header; rows: Rows } {
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < chunk.length; ) offset += (await handle.write(chunk, offset)).bytesWritten;
+}
+
+/** The lines of a version 2 backup, each with its newline; `counts` fills as rows go by. */
+async function* backupLines(tx: Db, encrypted: boolean, counts: Counts): AsyncGenerator<Buffer> {
+  const hash = createHash('sha256');
+  const hashed = (text: string) => {
+    const line = Buffer.from(`${text}\n`);
+    hash.update(line);
+    return line;
+  };
+  const header: Header = { format: FORMAT, version: VERSION, schema: knownMigrations(), created_at: new Date().toISOString(), encrypted };
+  yield hashed(JSON.stringify(header));
+  for (const table of TABLES) {
+    const lines = table.name === 'attachments' ? attachmentLines(tx, counts) : rowLines(tx, table, counts);
+    for await (const text of lines) yield hashed(text);
+  }
+  const trailer: Trailer = { end: FORMAT, counts, sha256: hash.digest('hex') };
+  yield Buffer.from(`${JSON.stringify(trailer)}\n`);
+}
+
+/** A table's rows, `{"table":…,"rows":[…]}` lines of about LINE_BYTES at most. */
+async function* rowLines(tx: Db, table: (typeof TABLES)[number], counts: Counts): AsyncGenerator<string> {
+  const filter = 'where' in table ? sql.raw(`where ${table.where}`) : sql``;
+  const order = sql.join([table.key].flat().map((k) => sql`t.${sql.identifier(k)}`), sql`, `);
+  const statement = sql`select row_to_json(t)::text as row from ${sql.identifier(table.name)} t ${filter} order by ${order}`;
+  const start = `{"table":${JSON.stringify(table.name)},"rows":[`;
+  let pending: string[] = [];
+  let size = 0;
+  for await (const batch of transactionCursorRows<{ row: string }>(tx, statement, ROWS_PER_FETCH)) {
+    for (const { row } of batch) {
+      if (pending.length > 0 && size + row.length > LINE_BYTES) {
+        yield `${start}${pending.join(',')}]}`;
+        pending = [];
+        size = 0;
+      }
+      pending.push(row);
+      size += row.length + 1;
+      counts[table.name]++;
+    }
+  }
+  if (pending.length > 0) yield `${start}${pending.join(',')}]}`;
+}
+
+/** Every column of `attachments` but its bytes, which go in lines of their own. */
+const ATTACHMENT_COLUMNS = getTableConfig(attachments).columns.map((c) => c.name).filter((name) => name !== 'bytes');
+
+/**
+ * D22: each receipt as a line of its row without the bytes, then its bytes in base64 lines of
+ * PIECE_BYTES each, cut by the database: no receipt is ever whole in this process.
+ */
+async function* attachmentLines(tx: Db, counts: Counts): AsyncGenerator<string> {
+  const columns = sql.join(ATTACHMENT_COLUMNS.map((c) => sql`a.${sql.identifier(c)}`), sql`, `);
+  const statement = sql`
+    select a.id, case when g.start = 0 then (select row_to_json(r) from (select ${columns}) r)::text end as row,
+           translate(encode(substring(a.bytes from g.start + 1 for ${PIECE_BYTES}), 'base64'), E'\n', '') as bytes
+    from attachments a cross join lateral generate_series(0, greatest(octet_length(a.bytes) - 1, 0), ${PIECE_BYTES}) g(start)
+    order by a.id, g.start`;
+  for await (const batch of transactionCursorRows<{ id: number; row: string | null; bytes: string }>(tx, statement, 4)) {
+    for (const piece of batch) {
+      if (piece.row !== null) {
+        yield `{"table":"attachments","rows":[${piece.row}]}`;
+        counts.attachments++;
+      }
+      if (piece.bytes !== '') yield `{"attachment":${piece.id},"bytes":"${piece.bytes}"}`;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** Why a file is refused, in one sentence each. */
+const notABackup = (file: string) => invalid(`${file} is not a Ledger backup`);
+const damaged = (file: string, what: string) => invalid(`${file} is damaged (truncated or altered): ${what}`);
+const newer = (file: string, header: Header) =>
+  invalid(`${file} was made by a newer Ledger (backup format ${header.version}, schema ${header.schema}); restore it with that version`);
+
+/** Whether a file starts like an age file: `ledger restore` then needs the passphrase. */
+export async function isEncryptedBackup(file: string): Promise<boolean> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const start = Buffer.alloc(AGE_FIRST_LINE.length);
+    const { bytesRead } = await handle.read(start, 0, start.length, 0);
+    return start.subarray(0, bytesRead).toString('latin1') === AGE_FIRST_LINE;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A file's bytes as they are read, a READ_BYTES chunk at a time. */
+async function* fileChunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(READ_BYTES);
+    const { bytesRead } = await handle.read(chunk, 0, READ_BYTES, null);
+    if (bytesRead === 0) return;
+    yield chunk.subarray(0, bytesRead);
+  }
+}
+
+/** Lines of a stream of bytes, without their newline, as Buffers; a last line without one is an error. */
+class LineReader {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private buffered: Buffer = Buffer.alloc(0);
+  private ended = false;
+
+  constructor(private readonly chunks: AsyncIterator<Uint8Array>) {}
+
+  /** The next line, or null at the end; throws 'too long' past `limit` bytes, 'unterminated' for a cut last line. */
+  async read(limit: number): Promise<Buffer | null> {
+    for (;;) {
+      const newline = this.buffered.indexOf(0x0a);
+      if (newline >= 0) {
+        if (this.pendingBytes + newline > limit) throw new LineError('too long');
+        const line = this.pending.length === 0 ? this.buffered.subarray(0, newline) : Buffer.concat([...this.pending, this.buffered.subarray(0, newline)]);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.buffered = this.buffered.subarray(newline + 1);
+        return line;
+      }
+      if (this.buffered.length > 0) {
+        this.pending.push(this.buffered);
+        this.pendingBytes += this.buffered.length;
+        this.buffered = Buffer.alloc(0);
+        if (this.pendingBytes > limit) throw new LineError('too long');
+      }
+      if (this.ended) {
+        if (this.pendingBytes > 0) throw new LineError('unterminated');
+        return null;
+      }
+      const next = await this.chunks.next();
+      if (next.done) this.ended = true;
+      else this.buffered = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.chunks.return?.(undefined);
+  }
+}
+
+class LineError extends Error {
+  constructor(readonly kind: 'too long' | 'unterminated') {
+    super(kind);
+  }
+}
+
+/** An opened backup: its header, and the reader positioned after it. */
+interface Opened {
+  header: Header;
+  headerLine: Buffer;
+  lines: LineReader;
+  encrypted: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a backup and reads its header: an age file is decrypted on the way (a wrong passphrase
+ * refused here, before the database is touched). `passphrase` null: the file must be plain.
+ */
+async function openBackup(file: string, passphrase: string | null): Promise<Opened> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    throw invalid(`cannot read ${file}`);
+  }
+  try {
+    const encrypted = await isEncryptedBackup(file);
+    let chunks: AsyncIterable<Uint8Array> = fileChunks(handle);
+    if (encrypted) {
+      if (passphrase === null) throw invalid(`${file} is encrypted: set LEDGER_BACKUP_PASSPHRASE or run ledger restore on a terminal to type the passphrase`);
+      chunks = await decryptChunks(file, chunks, passphrase);
+    }
+    const lines = new LineReader(chunks[Symbol.asyncIterator]());
+    let headerLine: Buffer | null;
+    try {
+      headerLine = await lines.read(MAX_HEADER_BYTES);
+    } catch (error) {
+      if (error instanceof LineError) throw encrypted ? damaged(file, 'its header is cut') : notABackup(file);
+      throw error;
+    }
+    let header: Header;
+    try {
+      header = JSON.parse(headerLine?.toString('utf8') ?? '') as Header;
+    } catch {
+      throw encrypted ? damaged(file, 'its header is not a backup header') : notABackup(file);
+    }
+    if (header?.format !== FORMAT) throw notABackup(file);
+    if (typeof header.version !== 'number' || header.version > VERSION || typeof header.schema !== 'number' || header.schema > knownMigrations()) {
+      throw newer(file, header);
+    }
+    return { header, headerLine: headerLine!, lines, encrypted, close: () => handle.close() };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
+ * Loads a backup into an empty database (no user, account or transaction) in one database
+ * transaction: rows keep their ids, the seeded clients and the settings row are overwritten, and
+ * every id sequence moves past the largest id restored. Refused whole, changing nothing: a
+ * version 2 file is checked as it streams and its checksum (or, encrypted, its last chunk) is
+ * verified before COMMIT.
+ */
+export async function restoreBackup(db: Db, file: string, passphrase: string | null = null): Promise<string> {
+  const opened = await openBackup(file, passphrase);
+  try {
+    if (opened.header.version === 1) {
+      // Version 1 was never written encrypted.
+      if (opened.encrypted) throw notABackup(file);
+      await opened.close();
+      const rows = readVersion1(file);
+      await db.transaction(async (tx) => {
+        const loader = await Loader.start(tx);
+        for (const table of TABLES) {
+          for (let i = 0; i < rows[table.name].length; i += ROWS_PER_FETCH) await loader.rows(table.name, rows[table.name].slice(i, i + ROWS_PER_FETCH));
+        }
+        await loader.finish();
+      });
+      return `restored ${file}: ${describeCounts(Object.fromEntries(TABLES.map((t) => [t.name, rows[t.name].length])))}`;
+    }
+    const counts = await db.transaction(async (tx) => loadVersion2(tx, file, opened));
+    return `restored ${file}: ${describeCounts(counts)}`;
+  } finally {
+    await opened.close().catch(() => {});
+  }
+}
+
+/**
+ * Version 2: every line checked and loaded as it comes; the trailer's counts and checksum (over
+ * every byte before it) must match before the transaction may commit. A line that fails to load
+ * is judged after reading the rest: in a damaged file it is the damage that is reported.
+ */
+async function loadVersion2(tx: Db, file: string, opened: Opened): Promise<Counts> {
+  const loader = await Loader.start(tx);
+  const hash = createHash('sha256').update(opened.headerLine).update('\n');
+  const counts = zeroCounts();
+  let receipt: { id: unknown; size: number; received: number } | null = null;
+  const completeReceipt = async () => {
+    if (receipt && receipt.received !== receipt.size) throw damaged(file, `receipt ${String(receipt.id)} lacks bytes`);
+    if (receipt) await loader.finishAttachment();
+    receipt = null;
+  };
+  let trailer: Trailer | null = null;
+  let line: Buffer | null;
+  try {
+    while ((line = await opened.lines.read(MAX_LINE_BYTES)) !== null) {
+      if (trailer) throw damaged(file, 'there is more after its end');
+      const item = parseLine(file, line);
+      if ('end' in item) {
+        trailer = item;
+        continue;
+      }
+      hash.update(line).update('\n');
+      if ('attachment' in item) {
+        if (!receipt || item.attachment !== receipt.id) throw damaged(file, 'receipt bytes out of place');
+        receipt.received += await loader.attachmentBytes(item.bytes);
+        if (receipt.received > receipt.size) throw damaged(file, `receipt ${String(receipt.id)} has too many bytes`);
+        continue;
+      }
+      await completeReceipt();
+      counts[item.table] += item.rows.length;
+      if (item.table === 'attachments') {
+        const [row] = item.rows;
+        if (item.rows.length !== 1 || typeof row?.size !== 'number') throw damaged(file, 'a receipt line is malformed');
+        receipt = { id: row.id, size: row.size, received: 0 };
+        await loader.startAttachment(row);
+      } else {
+        await loader.rows(item.table, item.rows);
+      }
+    }
+    await completeReceipt();
+  } catch (error) {
+    // Every refusal here is damage; anything else (the database refusing a row) may be damage too:
+    // read on to find out, and report the damage rather than its symptom.
+    if (error instanceof Refusal || error instanceof LineError) throw asDamage(file, error);
+    throw (await damageAfter(file, opened, hash, trailer)) ?? error;
+  }
+  if (!trailer) throw damaged(file, 'it has no end line');
+  if (hash.digest('hex') !== trailer.sha256) throw damaged(file, 'its checksum does not match');
+  for (const table of TABLES) {
+    if (counts[table.name] !== (trailer.counts[table.name] ?? 0)) throw damaged(file, `it counts ${trailer.counts[table.name]} ${table.name} but holds ${counts[table.name]}`);
+  }
+  await loader.finish();
+  return counts;
+}
+
+type Line = { table: TableName; rows: Row[] } | { attachment: unknown; bytes: string } | Trailer;
+
+function parseLine(file: string, line: Buffer): Line {
+  let item: unknown;
+  try {
+    item = JSON.parse(line.toString('utf8'));
+  } catch {
+    throw damaged(file, 'a line is not JSON');
+  }
+  const x = item as Record<string, unknown>;
+  if (x && typeof x === 'object') {
+    if (x.end === FORMAT && typeof x.sha256 === 'string' && x.counts && typeof x.counts === 'object') return x as unknown as Trailer;
+    if ('attachment' in x && typeof x.bytes === 'string') return x as { attachment: unknown; bytes: string };
+    if (isTable(x.table) && Array.isArray(x.rows) && x.rows.every((r) => r && typeof r === 'object')) return x as { table: TableName; rows: Row[] };
+  }
+  throw damaged(file, 'a line is not part of a backup');
+}
+
+/** After a failure: the damage the rest of the file shows (checksum, decryption, cut), if any. */
+async function damageAfter(file: string, opened: Opened, hash: ReturnType<typeof createHash>, trailer: Trailer | null): Promise<unknown> {
+  if (opened.encrypted && trailer) return null;
+  try {
+    let line: Buffer | null;
+    while ((line = await opened.lines.read(MAX_LINE_BYTES)) !== null) {
+      if (trailer) return damaged(file, 'there is more after its end');
+      if (line.subarray(0, 8).toString('latin1') === '{"end":"') {
+        try {
+          trailer = parseLine(file, line) as Trailer;
+          continue;
+        } catch {
+          // not a trailer: part of the damage
+        }
+      }
+      hash.update(line).update('\n');
+    }
+  } catch (error) {
+    return asDamage(file, error);
+  }
+  if (opened.encrypted) return null;
+  if (!trailer || trailer.sha256 !== hash.digest('hex')) return damaged(file, 'its checksum does not match');
+  return null;
+}
+
+function asDamage(file: string, error: unknown): unknown {
+  if (error instanceof LineError) return damaged(file, error.kind === 'too long' ? 'a line is far too long' : 'its last line is cut');
+  return error;
+}
+
+/** Version 1: the whole file, checked by the header's checksum before anything is written. */
+function readVersion1(file: string): Rows {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -136,27 +504,20 @@ function readBackup(file: string): { header: Header; rows: Rows } {
     throw invalid(`cannot read ${file}`);
   }
   const newline = text.indexOf('\n');
-  let header: Header;
-  try {
-    header = JSON.parse(text.slice(0, newline < 0 ? undefined : newline)) as Header;
-  } catch {
-    throw invalid(`${file} is not a Ledger backup`);
-  }
-  if (header?.format !== FORMAT || typeof header.sha256 !== 'string') throw invalid(`${file} is not a Ledger backup`);
-  if (header.version !== VERSION || typeof header.schema !== 'number' || header.schema > knownMigrations()) {
-    throw invalid(`${file} was made by a newer Ledger (backup format ${header.version}, schema ${header.schema}); restore it with that version`);
-  }
+  const header = JSON.parse(text.slice(0, newline)) as Header;
+  if (typeof header.sha256 !== 'string') throw notABackup(file);
   const body = text.slice(newline + 1).replace(/\n$/, '');
   if (createHash('sha256').update(body).digest('hex') !== header.sha256) {
-    throw invalid(`${file} is damaged (truncated or altered): its checksum does not match`);
+    throw damaged(file, 'its checksum does not match');
   }
   const rows = JSON.parse(body) as Rows;
   for (const table of TABLES) {
-    if ('since' in table && header.schema < table.since && rows[table.name] === undefined) rows[table.name] = [];
-    if (!Array.isArray(rows[table.name])) throw invalid(`${file} is not a Ledger backup`);
+    // Version 1 never carried receipts.
+    if (table.name === 'attachments' || ('since' in table && header.schema < table.since && rows[table.name] === undefined)) rows[table.name] = [];
+    if (!Array.isArray(rows[table.name])) throw notABackup(file);
   }
   if (header.schema < 11) grantsOfOldTokens(rows);
-  return { header, rows };
+  return rows;
 }
 
 /**
@@ -178,54 +539,93 @@ function grantsOfOldTokens(rows: Rows): void {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Loading
+
 /**
  * D20: `ledger restore` keeps every trigger on, so the locks are set after what they lock: entries
  * are loaded unreconciled and settings with no closed period (and, from backups made before D20,
- * the default currency); `setLocksLast` then marks the reconciled entries and closes the period.
+ * the default currency); `finish` then marks the reconciled entries (kept aside in a temporary
+ * table as they stream by) and closes the period.
  */
-function loadedFirst(table: TableName, row: Record<string, unknown>): Record<string, unknown> {
+function loadedFirst(table: TableName, row: Row): Row {
   if (table === 'entries') return { ...row, reconciliation_id: null };
   if (table === 'settings') return { currency: 'EUR', ...row, closed_through: null };
   return row;
 }
 
-async function setLocksLast(tx: Db, rows: Rows): Promise<void> {
-  const reconciled = JSON.stringify(rows.entries.filter((e) => e.reconciliation_id != null).map((e) => ({ id: e.id, reconciliation_id: e.reconciliation_id })));
-  await tx.execute(sql`
-    update entries e set reconciliation_id = r.reconciliation_id
-    from json_to_recordset(${reconciled}::json) as r(id bigint, reconciliation_id integer)
-    where e.id = r.id`);
-  const closedThrough = rows.settings[0]?.closed_through ?? null;
-  await tx.execute(sql`update settings set closed_through = ${closedThrough}::date`);
-}
+/** Inserts rows batch by batch inside the restore's transaction, parents first, ids kept. */
+class Loader {
+  private closedThrough: unknown = null;
+  /** The receipt whose bytes are coming (D22), and how many lines of them came. */
+  private receipt: Row | null = null;
+  private pieces = 0;
 
-/**
- * Loads a backup into an empty database (no user, account or transaction) in one database
- * transaction: rows keep their ids, the seeded clients and the settings row are overwritten, and
- * every id sequence moves past the largest id restored. Refused whole, changing nothing.
- */
-export async function restoreBackup(db: Db, file: string): Promise<string> {
-  const { header, rows } = readBackup(file);
-  await db.transaction(async (tx) => {
+  private constructor(private readonly tx: Db) {}
+
+  /** Refuses a database that is not empty; makes the transaction's temporary tables. */
+  static async start(tx: Db): Promise<Loader> {
     const [occupied] = rowsOf<{ n: number }>(
       await tx.execute(sql`select (select count(*) from users) + (select count(*) from accounts) + (select count(*) from transactions) as n`),
     );
     if (Number(occupied?.n) > 0) throw invalid('the database is not empty (it has users, accounts or transactions): restore into a new one');
-    for (const table of TABLES) {
-      const name = sql.identifier(table.name);
-      const json = JSON.stringify(rows[table.name].map((row) => loadedFirst(table.name, row)));
-      // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
-      if (table.name === 'oauth_clients' || table.name === 'settings') {
-        await tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
-      }
-      await tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
+    await tx.execute(sql`create temporary table ledger_restore_reconciled (id bigint primary key, reconciliation_id integer not null) on commit drop`);
+    await tx.execute(sql`create temporary table ledger_restore_pieces (n integer primary key, bytes bytea not null) on commit drop`);
+    return new Loader(tx);
+  }
+
+  async rows(table: TableName, rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const name = sql.identifier(table);
+    const json = JSON.stringify(rows.map((row) => loadedFirst(table, row)));
+    // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
+    if (table === 'oauth_clients' || table === 'settings') {
+      await this.tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
     }
-    await setLocksLast(tx, rows);
+    await this.tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
+    if (table === 'entries') {
+      await this.tx.execute(sql`
+        insert into ledger_restore_reconciled
+        select id, reconciliation_id from json_to_recordset(${JSON.stringify(rows)}::json) as r(id bigint, reconciliation_id integer)
+        where reconciliation_id is not null`);
+    }
+    if (table === 'settings') this.closedThrough = rows[0]?.closed_through ?? null;
+  }
+
+  /** D22: a receipt's row; its bytes follow, kept by the database until the last has come. */
+  async startAttachment(row: Row): Promise<void> {
+    this.receipt = row;
+    this.pieces = 0;
+    await this.tx.execute(sql`delete from ledger_restore_pieces`);
+  }
+
+  /** Returns how many bytes the line held. */
+  async attachmentBytes(base64: string): Promise<number> {
+    const [piece] = rowsOf<{ size: number }>(
+      await this.tx.execute(sql`insert into ledger_restore_pieces values (${this.pieces++}, decode(${base64}, 'base64')) returning octet_length(bytes) as size`),
+    );
+    return Number(piece!.size);
+  }
+
+  async finishAttachment(): Promise<void> {
+    const columns = sql.join(ATTACHMENT_COLUMNS.map((c) => sql.identifier(c)), sql`, `);
+    const fromRow = sql.join(ATTACHMENT_COLUMNS.map((c) => sql`r.${sql.identifier(c)}`), sql`, `);
+    await this.tx.execute(sql`
+      insert into attachments (${columns}, bytes) overriding system value
+      select ${fromRow}, coalesce((select string_agg(p.bytes, ''::bytea order by p.n) from ledger_restore_pieces p), ''::bytea)
+      from json_populate_record(null::attachments, ${JSON.stringify(this.receipt)}::json) r`);
+    this.receipt = null;
+  }
+
+  /** The locks last (D20), then every id sequence past the restored ids. */
+  async finish(): Promise<void> {
+    await this.tx.execute(sql`
+      update entries e set reconciliation_id = r.reconciliation_id from ledger_restore_reconciled r where e.id = r.id`);
+    await this.tx.execute(sql`update settings set closed_through = ${this.closedThrough}::date`);
     for (const table of SEQUENCED) {
-      await tx.execute(
+      await this.tx.execute(
         sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.identifier(table)}), 0) + 1, false)`,
       );
     }
-  });
-  return `restored ${file}: ${describeCounts(header.counts)}`;
+  }
 }

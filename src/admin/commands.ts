@@ -19,8 +19,9 @@ export const AdminRequestSchema = v.variant('op', [
   v.object({ op: v.literal('user.list') }),
   v.object({ op: v.literal('user.passwd'), email: v.string(), password: v.nullable(v.string()) }),
   v.object({ op: v.literal('user.rm'), email: v.string() }),
-  v.object({ op: v.literal('backup'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')) }),
-  v.object({ op: v.literal('restore'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')) }),
+  // D22: a passphrase encrypts the backup (and opens an encrypted one); none: a plain backup.
+  v.object({ op: v.literal('backup'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')), passphrase: v.optional(v.nullable(v.string()), null) }),
+  v.object({ op: v.literal('restore'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')), passphrase: v.optional(v.nullable(v.string()), null) }),
   v.object({
     op: v.literal('mint-token'),
     email: v.string(),
@@ -71,9 +72,9 @@ export async function runAdminRequest(db: Db, config: Config, input: unknown, no
       await removeUser(db, request.email);
       return [`removed user ${normaliseEmail(request.email)}; their transactions stay, without an author`];
     case 'backup':
-      return [await writeBackup(db, request.file)];
+      return [await writeBackup(db, request.file, request.passphrase)];
     case 'restore':
-      return [await restoreBackup(db, request.file)];
+      return [await restoreBackup(db, request.file, request.passphrase)];
     case 'mint-token': {
       const user = await findUserByEmail(db, request.email);
       if (!user) throw invalid(`no user ${normaliseEmail(request.email)}`);

@@ -1,6 +1,8 @@
 import { stripVTControlCharacters } from 'node:util';
 import { defineCommand, runCommand, type CommandDef } from 'citty';
+import { isEncryptedBackup } from '../admin/backup';
 import type { AdminRequest } from '../admin/commands';
+import { PASSPHRASE_VARIABLE, passphraseFor, terminalAsk } from '../admin/passphrase';
 import { ConfigError, loadConfig } from '../config';
 import { Refusal, StartupError } from '../errors';
 import { MINTED_TOKEN_DEFAULT_DAYS } from '../identity/tokens';
@@ -101,16 +103,38 @@ export function ledgerCommand(io: CliIo, state: { failed: boolean }, serve?: Com
       admin(() => ({ op: 'mint-token', email: args.email, label: args.label ?? null, days: parseDays(args.days) })),
   });
 
+  // D22: the passphrase from LEDGER_BACKUP_PASSPHRASE or the terminal, asked before the database opens.
+  const passphrases = { env: io.env, ask: terminalAsk() };
+
   const backupCommand = defineCommand({
     meta: { name: 'backup', description: 'write a consistent backup of the whole instance to a file (0600), also while serve runs' },
-    args: { file },
-    run: ({ args }) => admin(() => ({ op: 'backup', file: args.file })),
+    args: {
+      file,
+      encrypt: { type: 'boolean', description: `encrypt and authenticate it (age); the passphrase from ${PASSPHRASE_VARIABLE} or typed on the terminal` },
+    },
+    run: async ({ args }) => {
+      let passphrase: string | null = null;
+      try {
+        if (args.encrypt) passphrase = await passphraseFor('encrypt', passphrases);
+      } catch (error) {
+        return fail(explain(error));
+      }
+      await admin(() => ({ op: 'backup', file: args.file, passphrase }));
+    },
   });
 
   const restoreCommand = defineCommand({
-    meta: { name: 'restore', description: 'load a backup into an empty database (nothing changes if anything is wrong)' },
+    meta: { name: 'restore', description: 'load a backup into an empty database (nothing changes if anything is wrong); asks for the passphrase of an encrypted one' },
     args: { file },
-    run: ({ args }) => admin(() => ({ op: 'restore', file: args.file })),
+    run: async ({ args }) => {
+      let passphrase: string | null = null;
+      try {
+        if (await isEncryptedBackup(args.file)) passphrase = await passphraseFor('decrypt', passphrases);
+      } catch (error) {
+        return fail(explain(error));
+      }
+      await admin(() => ({ op: 'restore', file: args.file, passphrase }));
+    },
   });
 
   return defineCommand({

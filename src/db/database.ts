@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
@@ -286,6 +286,31 @@ export async function* cursorRows<Row>(db: Db, statement: SQL, batch: number): A
   if (!client) throw new Error('cursorRows needs the database itself, not a transaction');
   const query = dialect.sqlToQuery(statement);
   yield* client.unsafe(query.sql, query.params as never[]).cursor(batch) as AsyncIterable<Row[]>;
+}
+
+/** A name for each cursor `transactionCursorRows` declares, unique in this process. */
+let declaredCursors = 0;
+
+/**
+ * The rows of one statement, `batch` at a time, inside a transaction (`tx`): a cursor declared in
+ * it (`DECLARE … NO SCROLL CURSOR`) and fetched batch by batch, so it reads the transaction's own
+ * snapshot, only a batch is ever in memory, and the transaction may run other statements between
+ * two batches (D22: a backup reads every table in one snapshot). Stopping early closes the cursor;
+ * the transaction's end closes it anyway. `cursorRows` is its counterpart for the database itself.
+ */
+export async function* transactionCursorRows<Row>(tx: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
+  const name = sql.identifier(`ledger_cursor_${++declaredCursors}`);
+  await tx.execute(sql`declare ${name} no scroll cursor for ${statement}`);
+  try {
+    for (;;) {
+      const rows = rowsOf<Row>(await tx.execute(sql`fetch forward ${sql.raw(String(Math.trunc(batch)))} from ${name}`));
+      if (rows.length > 0) yield rows;
+      if (rows.length < batch) return;
+    }
+  } finally {
+    // After a failed statement the transaction is aborted and refuses this too: it closes the cursor itself.
+    await tx.execute(sql`close ${name}`).catch(() => {});
+  }
 }
 
 /**
