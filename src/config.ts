@@ -25,6 +25,8 @@ export interface Config {
    * document reach loopback, private and link-local addresses (a test's local https server).
    */
   cimdAllowPrivateAddresses: boolean;
+  /** D22: how many bytes of receipts the whole book may hold (`RECEIPTS_MAX_MB`, default 1024). */
+  receiptsMaxBytes: number;
 }
 
 /** A malformed environment variable; the message is the one line printed before exit 1 (D2). */
@@ -46,6 +48,7 @@ const DEFAULTS = {
   WEB_ORIGIN: 'http://localhost:38080',
   SESSION_TTL_DAYS: '30',
   CIMD_ALLOW_PRIVATE_ADDRESSES: '0',
+  RECEIPTS_MAX_MB: '1024',
 } as const;
 
 type Variable = keyof typeof DEFAULTS;
@@ -115,6 +118,15 @@ const Switch = v.pipe(
   v.transform((s) => s === '1'),
 );
 
+/** D22: megabytes (MiB) of receipts for the whole book. */
+const ReceiptsMaxMb = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,7}$/, 'expected a whole number of megabytes'),
+  v.transform(Number),
+  v.minValue(1, 'expected at least 1 megabyte'),
+  v.transform((mb) => mb * 1024 * 1024),
+);
+
 function read<TOut>(
   env: Record<string, string | undefined>,
   name: Variable,
@@ -138,5 +150,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webOrigin: read(env, 'WEB_ORIGIN', OriginSchema),
     sessionTtlDays: read(env, 'SESSION_TTL_DAYS', SessionTtlDays),
     cimdAllowPrivateAddresses: read(env, 'CIMD_ALLOW_PRIVATE_ADDRESSES', Switch),
+    receiptsMaxBytes: read(env, 'RECEIPTS_MAX_MB', ReceiptsMaxMb),
   };
 }

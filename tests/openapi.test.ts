@@ -94,7 +94,16 @@ const FULL = [
   'delete /schedules/{id}',
   'post /schedules/{id}/occurrences/{date}/post',
   'post /schedules/{id}/occurrences/{date}/skip',
+  // D22 (full tier).
+  'post /transactions/{id}/attachments',
+  'get /transactions/{id}/attachments',
+  'get /attachments/usage',
+  'get /attachments/{id}',
+  'delete /attachments/{id}',
 ];
+/** D22: receipts travel as their own bytes, of these media types. */
+const RECEIPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'image/heif', 'application/pdf'];
+const BYTE_BODIES = ['post /transactions/{id}/attachments'];
 
 function specTier(operation: string): string | undefined {
   if (OPEN.includes(operation)) return 'open';
@@ -113,7 +122,7 @@ const SECURITY_OF_TIER: Record<string, unknown> = {
 };
 
 /** Successes without a body: 204, 303 and these (spec: revoke answers 200 with an empty body; MCP notifications 202). */
-const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202'];
+const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202', 'get /attachments/{id} 304'];
 /** Operations that never succeed (D8: a stateless transport has no stream and no session). */
 const NO_SUCCESS = ['get /mcp', 'delete /mcp'];
 /** POST operations without a request body. */
@@ -248,7 +257,8 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
       const method = operation.split(' ')[0]!;
       if (!['post', 'put'].includes(method) || NO_REQUEST_BODY.includes(operation)) continue;
       const content = op.requestBody?.content ?? {};
-      expect(Object.keys(content), `${operation}: request body`).toHaveLength(1);
+      if (BYTE_BODIES.includes(operation)) expect(Object.keys(content), `${operation}: request body`).toEqual(RECEIPT_TYPES);
+      else expect(Object.keys(content), `${operation}: request body`).toHaveLength(1);
       const [schema] = Object.values<Json>(content).map((c) => c.schema);
       expect(isInformative(doc, schema), `${operation}: request body schema`).toBe(true);
     }
@@ -279,7 +289,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
           continue;
         }
         for (const [mediaType, { schema }] of Object.entries<Json>(response.content)) {
-          expect(['application/json', 'text/plain', 'text/csv'], `${what}: media type`).toContain(mediaType);
+          expect(['application/json', 'text/plain', 'text/csv', ...RECEIPT_TYPES], `${what}: media type`).toContain(mediaType);
           expect(isInformative(doc, schema), `${what} ${mediaType}: an informative schema`).toBe(true);
           if (mediaType === 'application/json' && !isSuccess(status)) {
             // Spec: Errors, Shapes ({error} / {error, error_description}); MCP answers JSON-RPC errors (D8).
@@ -604,6 +614,34 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'GET', '/reports/forecast?to=3000-01-01'), 'GET', '/reports/forecast');
     await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
+
+    // D22: a receipt added (and refused: too large, not a receipt, no such transaction, 20 already), listed, read, removed.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+    const receiptTx = await expectDocumented(await h.call(token, 'POST', '/transactions', { occurred_on: '2024-05-01', description: 'OA receipt', entries: [{ account_id: ids['OA Food']!, amount_cents: 1 }, { account_id: statementAccount.id, amount_cents: -1 }] }), 'POST', '/transactions');
+    const send = (path: string, body: Uint8Array<ArrayBuffer>, type: string) =>
+      h.request(path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
+    const receipt = await expectDocumented(await send(`/transactions/${receiptTx.id}/attachments?name=till.png`, new Uint8Array(png), 'image/png'), 'POST', '/transactions/{id}/attachments');
+    await expectDocumented(await send(`/transactions/${receiptTx.id}/attachments`, new Uint8Array(Buffer.from('<svg/>')), 'image/svg+xml'), 'POST', '/transactions/{id}/attachments');
+    await expectDocumented(await send(`/transactions/${receiptTx.id}/attachments`, new Uint8Array(10 * 1024 * 1024 + 1), 'image/png'), 'POST', '/transactions/{id}/attachments');
+    await expectDocumented(await send('/transactions/999999/attachments', new Uint8Array(png), 'image/png'), 'POST', '/transactions/{id}/attachments');
+    await expectDocumented(await send('/transactions/x/attachments', new Uint8Array(png), 'image/png'), 'POST', '/transactions/{id}/attachments');
+    for (let i = 1; i < 20; i++) await send(`/transactions/${receiptTx.id}/attachments`, new Uint8Array(png), 'image/png');
+    await expectDocumented(await send(`/transactions/${receiptTx.id}/attachments`, new Uint8Array(png), 'image/png'), 'POST', '/transactions/{id}/attachments');
+    await expectDocumented(await h.call(token, 'GET', `/transactions/${receiptTx.id}/attachments`), 'GET', '/transactions/{id}/attachments');
+    await expectDocumented(await h.call(token, 'GET', '/transactions/999999/attachments'), 'GET', '/transactions/{id}/attachments');
+    await expectDocumented(await h.call(token, 'GET', '/transactions/x/attachments'), 'GET', '/transactions/{id}/attachments');
+    await expectDocumented(await h.call(token, 'GET', '/attachments/usage'), 'GET', '/attachments/usage');
+    await expectDocumented(await h.call(token, 'GET', `/attachments/${receipt.id}?inline=1`), 'GET', '/attachments/{id}');
+    await expectDocumented(await h.request(`/attachments/${receipt.id}`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': `"${receipt.sha256}"` } }), 'GET', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/attachments/999999'), 'GET', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/attachments/x'), 'GET', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/attachments/${receipt.id}`), 'DELETE', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/attachments/${receipt.id}`), 'DELETE', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', '/attachments/x'), 'DELETE', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: '2024-05-31' }), 'PUT', '/settings');
+    const closedReceipt = (await expectDocumented(await h.call(token, 'GET', `/transactions/${receiptTx.id}/attachments`), 'GET', '/transactions/{id}/attachments'))[0];
+    await expectDocumented(await h.call(token, 'DELETE', `/attachments/${closedReceipt.id}`), 'DELETE', '/attachments/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: null }), 'PUT', '/settings');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

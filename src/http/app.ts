@@ -61,7 +61,16 @@ export function createApp(deps: AppDeps) {
   });
   app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 
-  app.use(limitBody(MAX_BODY_BYTES, 'the request body is larger than 1 MiB'));
+  // D6's 1 MiB, or a route's own limit (D22: a receipt's 10 MiB), before anything reads the body.
+  const ownLimits = ROUTE_GROUPS.flatMap(([, routes]) => routes)
+    .filter(({ contract }) => contract.maxBodyBytes !== undefined)
+    .map(({ contract }) => ({
+      method: contract.method.toUpperCase(),
+      path: new RegExp(`^${contract.path.replace(/\{\w+\}/g, '[^/]+')}$`),
+      limit: limitBody(contract.maxBodyBytes!, `the request body is larger than ${contract.maxBodyBytes! / 1024 / 1024} MiB`),
+    }));
+  const defaultLimit = limitBody(MAX_BODY_BYTES, 'the request body is larger than 1 MiB');
+  app.use((c, next) => (ownLimits.find((l) => l.method === c.req.method && l.path.test(c.req.path))?.limit ?? defaultLimit)(c, next));
 
   // Spec: Authentication — every route not listed as open requires the full tier; the API's
   // description is not listed, so a developer reads it with a token or a signed-in session.

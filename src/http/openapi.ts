@@ -126,6 +126,7 @@ function describeReply(op: Operation, status: number, reply: Reply): Json {
   const content: Json = {};
   if (reply.json) content['application/json'] = { schema: convert(reply.json, conversion().response) };
   if (reply.text) content[reply.media ?? 'text/plain'] = { schema: { type: 'string', description: reply.text } };
+  for (const type of reply.binary ?? []) content[type] = { schema: { type: 'string', format: 'binary' } };
   return {
     description: reply.description,
     ...(Object.keys(headers).length ? { headers } : {}),
@@ -152,6 +153,7 @@ function describeOperation(op: Operation): Json {
   let requestBody: Json | undefined;
   if (op.json) requestBody = { required: true, content: { 'application/json': { schema: convert(op.json, conversion().request) } } };
   if (op.form) requestBody = { required: true, content: { 'application/x-www-form-urlencoded': { schema: convert(op.form, conversion().request) } } };
+  if (op.bytes) requestBody = { required: true, content: Object.fromEntries(op.bytes.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])) };
   const responses = Object.fromEntries(Object.entries(op.responses).map(([status, reply]) => [status, describeReply(op, Number(status), reply)]));
   return {
     operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,

@@ -13,6 +13,8 @@ export interface Reply {
   text?: string;
   /** The media type of the `text` body when it is not text/plain (D17: `text/csv`). */
   media?: string;
+  /** A body of raw bytes, of one of these media types (D22: a receipt as it was stored). */
+  binary?: readonly string[];
   /** Response headers always sent: name → description. */
   headers?: Record<string, string>;
   /** Response headers sent in some cases only: name → description. */

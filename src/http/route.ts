@@ -48,6 +48,10 @@ export interface RouteContract {
   json?: Schema;
   /** An `application/x-www-form-urlencoded` body, read by src/http/form.ts and described here. */
   form?: Schema;
+  /** A body of raw bytes of these media types (D22's receipts), read by the handler itself. */
+  bytes?: readonly string[];
+  /** The route's own body limit in place of D6's 1 MiB (D22: a receipt's 10 MiB), enforced before the body is read. */
+  maxBodyBytes?: number;
   /**
    * The answers particular to the route. The tier adds its 401 (and 403 for session-only), a
    * body its 413 and 415, and every route the 500 of an unexpected fault, in the route's error
@@ -109,6 +113,7 @@ function impliedResponses(contract: RouteContract): Record<number, Reply> {
   if (contract.tier === 'session-only') implied[403] = oauth ? oauthBearerRefused : bearerRefused;
   if (contract.json) Object.assign(implied, { 413: oauth ? oauthTooLarge : tooLarge, 415: oauth ? oauthNotJson : notJson });
   if (contract.form) Object.assign(implied, { 413: oauthTooLarge, 415: notForm });
+  if (contract.bytes) implied[413] = tooLarge;
   if (!contract.cannotFail) implied[500] = oauth ? oauthFault : fault;
   return implied;
 }

@@ -1,4 +1,5 @@
 import { accountRoutes } from './accounts';
+import { attachmentRoutes, transactionAttachmentRoutes } from './attachments';
 import { authRoutes } from './auth';
 import { changeRoutes } from './changes';
 import { connectionRoutes, grantRoutes } from './connections';
@@ -33,7 +34,8 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/accounts', [...accountRoutes, ...accountReconciliationRoutes]],
   ['/reconciliations', reconciliationRoutes],
   ['/settings', settingsRoutes],
-  ['/transactions', transactionRoutes],
+  ['/transactions', [...transactionRoutes, ...transactionAttachmentRoutes]],
+  ['/attachments', attachmentRoutes],
   ['/reports', reportRoutes],
   ['/export', exportRoutes],
   ['/changes', changeRoutes],

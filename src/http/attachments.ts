@@ -1,0 +1,128 @@
+import * as v from 'valibot';
+import { addAttachment, ATTACHMENT_MAX_BYTES, deleteAttachment, isImage, listAttachments, readAttachment, receiptsUsage } from '../book/attachments';
+import { Attachment } from '../book/views';
+import { responseSchema } from '../shapes';
+import { badId, positiveId, refused } from './replies';
+import { route } from './route';
+import { authorOf } from './tiers';
+import { pathId } from './validation';
+
+const transactionId = (raw: string | undefined) => pathId(raw!, 'transaction');
+const attachmentId = (raw: string | undefined) => pathId(raw!, 'attachment');
+const noSuchAttachment = refused('`{"error": "no such attachment"}`.');
+const RECEIPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'image/heif', 'application/pdf'] as const;
+const UploadQuery = v.object({ name: v.optional(v.pipe(v.string(), v.description("the file's name (cleaned; default `receipt`)"))) });
+const InlineQuery = v.object({ inline: v.optional(v.pipe(v.picklist(['0', '1']), v.description('1: shown in the browser (images only)'))) });
+const ReceiptsUsage = responseSchema('ReceiptsUsage', v.strictObject({
+  used_bytes: v.pipe(v.number(), v.integer()),
+  count: v.pipe(v.number(), v.integer()),
+  limit_bytes: v.pipe(v.number(), v.integer(), v.description('RECEIPTS_MAX_MB')),
+}));
+
+/** RFC 6266 / RFC 8187: the name as `filename*=UTF-8''…`, every byte outside the attr-chars percent-encoded. */
+function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  const encoded = Array.from(new TextEncoder().encode(name), (b) =>
+    /[A-Za-z0-9!#$&+\-.^_`|~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+  ).join('');
+  return `${kind}; filename*=UTF-8''${encoded}`;
+}
+
+/** D22: receipts (full tier). */
+export const transactionAttachmentRoutes = [
+  route(
+    {
+      method: 'post', path: '/transactions/{id}/attachments', tier: 'full', summary: 'Adds a receipt to a transaction (D22)', params: { id: positiveId },
+      query: UploadQuery, bytes: RECEIPT_TYPES, maxBodyBytes: ATTACHMENT_MAX_BYTES,
+      description:
+        'The file\'s bytes as the body. Its type is judged by its own bytes (JPEG, PNG, WebP, GIF, HEIC/HEIF, PDF); a declared ' +
+        '`Content-Type` that differs is refused. At most 10 MiB, 20 per transaction, and RECEIPTS_MAX_MB for the book.',
+      responses: {
+        201: { description: 'Stored.', json: Attachment },
+        400: badId,
+        404: refused('`{"error": "no such transaction"}`.'),
+        409: refused('20 receipts already, or `{"error": "the receipts storage is full"}`.'),
+        413: refused('More than 10 MiB.'),
+        415: refused('Not a JPEG, PNG, WebP, GIF, HEIC/HEIF or PDF file, or not the type declared.'),
+      },
+    },
+    { idempotent: true },
+    async (c, { query }) => {
+      const id = transactionId(c.req.param('id'));
+      const bytes = Buffer.from(await c.req.arrayBuffer());
+      const made = await addAttachment(c.var.db, id, { name: query.name, declaredType: c.req.header('Content-Type'), bytes }, authorOf(c), c.var.config.receiptsMaxBytes);
+      return c.json(made, 201);
+    },
+  ),
+  route(
+    {
+      method: 'get', path: '/transactions/{id}/attachments', tier: 'full', summary: "A transaction's receipts (D22)", params: { id: positiveId },
+      responses: { 200: { description: 'Oldest first; metadata only.', json: v.array(Attachment) }, 400: badId, 404: refused('`{"error": "no such transaction"}`.') },
+    },
+    {},
+    async (c) => c.json(await listAttachments(c.var.db, transactionId(c.req.param('id')))),
+  ),
+];
+
+export const attachmentRoutes = [
+  route(
+    {
+      method: 'get', path: '/attachments/usage', tier: 'full', summary: 'How much of the receipts storage is used (D22)',
+      responses: { 200: { description: 'Bytes used, how many receipts, and the limit.', json: ReceiptsUsage } },
+    },
+    {},
+    async (c) => c.json({ ...(await receiptsUsage(c.var.db)), limit_bytes: c.var.config.receiptsMaxBytes }),
+  ),
+  route(
+    {
+      method: 'get', path: '/attachments/{id}', tier: 'full', summary: 'A receipt\'s bytes (D22)', params: { id: positiveId }, query: InlineQuery,
+      description:
+        'With the type judged at upload, `Content-Disposition: attachment` (`?inline=1`: inline, images only), ' +
+        '`X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src \'none\'` and `ETag: "<sha256>"`.',
+      responses: {
+        200: {
+          description: 'The bytes.',
+          binary: RECEIPT_TYPES,
+          headers: { 'Content-Disposition': "attachment; filename*=UTF-8''…", ETag: '"<sha256>"', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" },
+        },
+        304: { description: 'If-None-Match named its ETag: not modified.' },
+        400: badId,
+        404: noSuchAttachment,
+      },
+    },
+    {},
+    async (c, { query }) => {
+      const found = await readAttachment(c.var.db, attachmentId(c.req.param('id')));
+      const etag = `"${found.sha256}"`;
+      const headers = {
+        ETag: etag,
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "sandbox; default-src 'none'",
+        'Cache-Control': 'private, no-cache',
+      };
+      if (c.req.header('If-None-Match')?.split(',').some((t) => t.trim() === etag)) return c.body(null, 304, headers);
+      const inline = query.inline === '1' && isImage(found.content_type);
+      return c.body(new Uint8Array(found.bytes), 200, {
+        ...headers,
+        'Content-Type': found.content_type,
+        'Content-Length': String(found.size),
+        'Content-Disposition': contentDisposition(inline ? 'inline' : 'attachment', found.name),
+      });
+    },
+  ),
+  route(
+    {
+      method: 'delete', path: '/attachments/{id}', tier: 'full', summary: 'Removes a receipt (D22)', params: { id: positiveId },
+      responses: {
+        204: { description: 'Removed.' },
+        400: badId,
+        404: noSuchAttachment,
+        409: refused('Its transaction is dated in a closed period, or reconciled (D20\'s messages).'),
+      },
+    },
+    {},
+    async (c) => {
+      await deleteAttachment(c.var.db, attachmentId(c.req.param('id')), authorOf(c));
+      return c.body(null, 204);
+    },
+  ),
+];

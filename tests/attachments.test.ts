@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { beforeAll, expect, it } from 'vitest';
+import { rowsOf } from '../src/db/database';
+import { cleanAttachmentName } from '../src/book/attachments';
+import { describeEachDatabase } from './support/harness';
+import { json } from './support/http';
+
+// D22 over HTTP on both databases: each accepted type (by its bytes) and each refused one, a
+// declared type that differs, a polyglot (a PNG header, then HTML) stored and served as PNG only,
+// 10 MiB exactly and one byte more (with and without Content-Length), the quotas, every header of
+// the download, the names, the change records, delete refused in a closed period and on a
+// reconciled transaction, and receipts kept through a transaction's delete and restore.
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+const MiB = 1024 * 1024;
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const pad = (head: Buffer, size = 64) => Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 0x20)]);
+const SAMPLES: Record<string, Buffer> = {
+  'image/jpeg': pad(Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00])),
+  'image/png': PNG,
+  'image/webp': pad(Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0, 0, 0]), Buffer.from('WEBPVP8 ')])),
+  'image/gif': pad(Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1')),
+  'image/heic': pad(Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic'), Buffer.from([0, 0, 0, 0]), Buffer.from('mif1heic')])),
+  'application/pdf': Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+};
+const POLYGLOT = Buffer.concat([PNG, Buffer.from('<html><script>alert(document.domain)</script></html>')]);
+
+describeEachDatabase('receipts (D22)', (h) => {
+  let token: string;
+  const ids: Record<string, number> = {};
+  const api = (method: string, path: string, body?: unknown) => h.call(token, method, path, body);
+  const upload = (transactionId: number, bytes: Buffer, type?: string, name?: string, headers: Record<string, string> = {}) =>
+    h.request(`/transactions/${transactionId}/attachments${name === undefined ? '' : `?name=${encodeURIComponent(name)}`}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}), ...headers },
+      body: new Uint8Array(bytes),
+    });
+  const newTransaction = async (on = '2026-03-01', description = 'Printer paper') => {
+    const res = await api('POST', '/transactions', { occurred_on: on, description, entries: [{ account_id: ids.Office!, amount_cents: 1_999 }, { account_id: ids.Bank!, amount_cents: -1_999 }] });
+    expect(res.status).toBe(201);
+    return (await json(res)).id as number;
+  };
+  const attachmentCount = async () => Number(rowsOf<{ n: string }>(await h.db.execute(sql`select count(*)::text as n from attachments`))[0]!.n);
+
+  beforeAll(async () => {
+    ({ token } = await h.userWithToken('auditor@receipts.example'));
+    for (const [name, kind] of [['Bank', 'asset'], ['Office', 'expense']] as const) {
+      ids[name] = (await json(await api('POST', '/accounts', { name, kind }))).id;
+    }
+  });
+
+  it('each accepted type, judged by its bytes, is stored: 201 with exactly D22\'s metadata; the list; the bytes back with every header', async () => {
+    const tx = await newTransaction();
+    for (const [type, bytes] of Object.entries(SAMPLES)) {
+      const res = await upload(tx, bytes, type, `scan ${type.split('/')[1]}.bin`);
+      expect(res.status, `${type}: ${await res.clone().text()}`).toBe(201);
+      const made = await json(res);
+      expect(made).toStrictEqual({
+        id: expect.any(Number), transaction_id: tx, name: `scan ${type.split('/')[1]}.bin`, content_type: type, size: bytes.length,
+        sha256: createHash('sha256').update(bytes).digest('hex'), created_at: expect.stringMatching(/Z$/), created_by_email: 'auditor@receipts.example',
+      });
+      const back = await h.call(token, 'GET', `/attachments/${made.id}`);
+      expect(back.status).toBe(200);
+      expect(back.headers.get('content-type')).toBe(type);
+      expect(back.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(back.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+      expect(back.headers.get('etag')).toBe(`"${made.sha256}"`);
+      expect(back.headers.get('content-disposition')).toBe(`attachment; filename*=UTF-8''scan%20${type.split('/')[1]}.bin`);
+      expect(Buffer.from(await back.arrayBuffer()).equals(bytes)).toBe(true);
+      const inline = await h.call(token, 'GET', `/attachments/${made.id}?inline=1`);
+      // Inline for images only: a PDF is always a download.
+      expect(inline.headers.get('content-disposition')!.split(';')[0]).toBe(type.startsWith('image/') ? 'inline' : 'attachment');
+      const again = await h.request(`/attachments/${made.id}`, { headers: { authorization: `Bearer ${token}`, 'if-none-match': `"${made.sha256}"` } });
+      expect(again.status).toBe(304);
+    }
+    const list = await json(await api('GET', `/transactions/${tx}/attachments`));
+    expect(list.map((a: Json) => a.content_type)).toEqual(Object.keys(SAMPLES));
+    // Declared as nothing in particular: the bytes decide.
+    expect((await upload(tx, SAMPLES['image/png']!, 'application/octet-stream')).status).toBe(201);
+    expect((await upload(tx, SAMPLES['image/jpeg']!, 'image/jpg')).status).toBe(201);
+  });
+
+  it('415 for anything else (SVG, HTML, text, an empty body) and for a declared type that differs; nothing stored', async () => {
+    const tx = await newTransaction();
+    const before = await attachmentCount();
+    for (const [body, type] of [
+      [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml'],
+      [Buffer.from('<!doctype html><script>alert(1)</script>'), 'text/html'],
+      [Buffer.from('just a note'), 'text/plain'],
+      [Buffer.alloc(0), 'image/png'],
+      [SAMPLES['image/png']!, 'application/pdf'],
+      [SAMPLES['application/pdf']!, 'image/jpeg'],
+    ] as const) {
+      const res = await upload(tx, body, type);
+      expect(res.status, type).toBe(415);
+      expect(Object.keys(await json(res))).toEqual(['error']);
+    }
+    expect(await attachmentCount()).toBe(before);
+  });
+
+  it('a polyglot (a PNG header, then HTML) is stored as PNG and never served as HTML; declared as HTML it is refused', async () => {
+    const tx = await newTransaction();
+    expect((await upload(tx, POLYGLOT, 'text/html')).status).toBe(415);
+    const made = await json(await upload(tx, POLYGLOT, 'image/png', 'evil.html'));
+    expect(made.content_type).toBe('image/png');
+    const back = await h.call(token, 'GET', `/attachments/${made.id}?inline=1`);
+    expect(back.headers.get('content-type')).toBe('image/png');
+    expect(back.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(back.headers.get('content-security-policy')).toBe("sandbox; default-src 'none'");
+  });
+
+  it('10 MiB exactly is stored; one byte more is 413, with or without Content-Length, and a lying Content-Length is refused before reading', async () => {
+    const tx = await newTransaction();
+    const exactly = Buffer.concat([SAMPLES['application/pdf']!, Buffer.alloc(10 * MiB - SAMPLES['application/pdf']!.length, 0x20)]);
+    expect((await upload(tx, exactly, 'application/pdf')).status).toBe(201);
+    const before = await attachmentCount();
+    const over = Buffer.concat([exactly, Buffer.from(' ')]);
+    const tooBig = await upload(tx, over, 'application/pdf');
+    expect(tooBig.status).toBe(413);
+    expect(Object.keys(await json(tooBig))).toEqual(['error']);
+    // Chunked (no Content-Length): cut while reading.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let sent = 0; sent < over.length; sent += MiB) controller.enqueue(over.subarray(sent, sent + MiB));
+        controller.close();
+      },
+    });
+    const chunked = await h.request(`/transactions/${tx}/attachments`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/pdf' }, body: stream, duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    const lying = await h.request(`/transactions/${tx}/attachments`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/pdf', 'content-length': String(2 * 1024 * MiB) }, body: new Uint8Array(SAMPLES['application/pdf']!),
+    });
+    expect(lying.status).toBe(413);
+    expect(await attachmentCount()).toBe(before);
+    // Other routes keep D6's 1 MiB.
+    const big = await h.request('/transactions', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: `{"x":"${'a'.repeat(MiB)}"}` });
+    expect(big.status).toBe(413);
+  });
+
+  it('at most 20 per transaction (409); 404 for no such transaction or attachment; 400 for a bad id', async () => {
+    const tx = await newTransaction();
+    for (let i = 0; i < 20; i++) expect((await upload(tx, SAMPLES['image/gif']!, 'image/gif')).status).toBe(201);
+    const twentyFirst = await upload(tx, SAMPLES['image/gif']!, 'image/gif');
+    expect(twentyFirst.status).toBe(409);
+    expect((await json(twentyFirst)).error).toMatch(/at most 20/);
+    expect((await upload(999_999, SAMPLES['image/gif']!, 'image/gif')).status).toBe(404);
+    expect((await api('GET', '/transactions/999999/attachments')).status).toBe(404);
+    expect((await api('GET', '/attachments/999999')).status).toBe(404);
+    expect((await api('DELETE', '/attachments/999999')).status).toBe(404);
+    expect((await api('GET', '/attachments/abc')).status).toBe(400);
+  });
+
+  it('names: D13\'s removed characters, slashes, backslashes and leading dots go; 200 characters at most; none: "receipt"', async () => {
+    expect(cleanAttachmentName('../../etc/passwd')).toBe('etcpasswd');
+    expect(cleanAttachmentName('..\\..\\boot.ini')).toBe('boot.ini');
+    expect(cleanAttachmentName('re\u202Egnp.exe')).toBe('regnp.exe');
+    expect(cleanAttachmentName('Quittung\u200B März.pdf')).toBe('Quittung März.pdf');
+    expect(cleanAttachmentName('a'.repeat(250))).toHaveLength(200);
+    expect(cleanAttachmentName('...')).toBe('receipt');
+    expect(cleanAttachmentName(undefined)).toBe('receipt');
+    const tx = await newTransaction();
+    const made = await json(await upload(tx, SAMPLES['application/pdf']!, 'application/pdf', 'Rechnung März/2026.pdf'));
+    expect(made.name).toBe('Rechnung März2026.pdf');
+    const back = await h.call(token, 'GET', `/attachments/${made.id}`);
+    expect(back.headers.get('content-disposition')).toBe("attachment; filename*=UTF-8''Rechnung%20M%C3%A4rz2026.pdf");
+    expect((await json(await upload(tx, SAMPLES['application/pdf']!, 'application/pdf'))).name).toBe('receipt');
+  });
+
+  it('change records (subject attachment, metadata only); DELETE → 204; refused in a closed period and on a reconciled transaction', async () => {
+    const tx = await newTransaction('2026-02-01', 'Toner');
+    const made = await json(await upload(tx, SAMPLES['image/png']!, 'image/png', 'toner.png'));
+    const created = (await json(await api('GET', `/changes?subject=attachment&subject_id=${made.id}`))).changes[0];
+    expect(created).toMatchObject({ subject: 'attachment', subject_id: made.id, action: 'create', before: null, after: made });
+    expect(JSON.stringify(created)).not.toContain(SAMPLES['image/png']!.toString('base64'));
+
+    await api('PUT', '/settings', { closed_through: '2026-02-28' });
+    try {
+      const refused = await api('DELETE', `/attachments/${made.id}`);
+      expect(refused.status).toBe(409);
+      expect(await json(refused)).toEqual({ error: 'the books are closed through 2026-02-28' });
+    } finally {
+      await api('PUT', '/settings', { closed_through: null });
+    }
+    const reconciledTx = await newTransaction('2026-01-15', 'Reconciled stamp');
+    const stamp = await json(await upload(reconciledTx, SAMPLES['image/png']!, 'image/png'));
+    const account = await json(await api('POST', '/accounts', { name: 'Receipts reconciled', kind: 'asset' }));
+    const rtx = await json(await api('POST', '/transactions', { occurred_on: '2026-01-16', description: 'Stamps', entries: [{ account_id: account.id, amount_cents: -500 }, { account_id: ids.Office, amount_cents: 500 }] }));
+    const onIt = await json(await upload(rtx.id, SAMPLES['image/png']!, 'image/png'));
+    expect((await api('POST', `/accounts/${account.id}/reconciliations`, { statement_date: '2026-01-31', statement_balance_cents: -500 })).status).toBe(201);
+    const locked = await api('DELETE', `/attachments/${onIt.id}`);
+    expect(locked.status).toBe(409);
+    expect(await json(locked)).toEqual({ error: 'the transaction is reconciled' });
+
+    expect((await api('DELETE', `/attachments/${stamp.id}`)).status).toBe(204);
+    expect((await api('GET', `/attachments/${stamp.id}`)).status).toBe(404);
+    const deleted = (await json(await api('GET', `/changes?subject=attachment&subject_id=${stamp.id}`))).changes[0];
+    expect(deleted).toMatchObject({ action: 'delete', before: stamp, after: null });
+  });
+
+  it('a deleted transaction keeps its receipts; restored, they are listed again', async () => {
+    const tx = await newTransaction('2026-04-01', 'Desk lamp');
+    const made = await json(await upload(tx, SAMPLES['image/jpeg']!, 'image/jpeg', 'lamp.jpg'));
+    expect((await api('DELETE', `/transactions/${tx}`)).status).toBe(204);
+    expect((await api('GET', `/transactions/${tx}/attachments`)).status).toBe(404);
+    expect((await api('POST', `/transactions/${tx}/restore`)).status).toBe(201);
+    expect((await json(await api('GET', `/transactions/${tx}/attachments`))).map((a: Json) => a.id)).toEqual([made.id]);
+  });
+
+  it('GET /attachments/usage: the bytes used, the count and the limit', async () => {
+    const usage = await json(await api('GET', '/attachments/usage'));
+    const [row] = rowsOf<{ bytes: string; n: string }>(await h.db.execute(sql`select coalesce(sum(size), 0)::text as bytes, count(*)::text as n from attachments`));
+    expect(usage).toStrictEqual({ used_bytes: Number(row!.bytes), count: Number(row!.n), limit_bytes: 1024 * MiB });
+  });
+});
