@@ -282,6 +282,29 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('schedules in chromium (D21
     expect((await schedules()).filter((one) => one.description === 'Club dues')).toHaveLength(1);
   });
 
+  it('a blocked date says why on Home: Post is not offered, Skip is (an account the schedule names was deleted)', async () => {
+    const club = (await s.post('/accounts', { name: 'Tennis club', kind: 'expense' })).body.id as number;
+    const made = await s.post('/schedules', {
+      description: 'Tennis',
+      entries: [{ account_id: club, amount_cents: 2_500 }, { account_id: ids.Bank, amount_cents: -2_500 }],
+      start_on: addDays(TODAY, 3),
+      until_on: addDays(TODAY, 3),
+      every: 'month',
+      mode: 'remind',
+    });
+    expect(made.status).toBe(201);
+    expect((await call('DELETE', `/accounts/${club}`)).status).toBe(204);
+    await go('Ledger', 'Home');
+    const item = page.getByRole('list', { name: 'Waiting for you' }).getByRole('listitem').filter({ hasText: 'Tennis' });
+    await item.getByText('Cannot be posted: the account "Tennis club" no longer exists.').waitFor();
+    const name = `Tennis of ${shown(addDays(TODAY, 3))}`;
+    expect(await item.getByRole('button', { name: `Post ${name}`, exact: true }).isDisabled()).toBe(true);
+    expect(await item.getByRole('button', { name: /^Post now with another amount/ }).count()).toBe(0);
+    await item.getByRole('button', { name: `Skip ${name}`, exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `Skipped “Tennis” of ${shown(addDays(TODAY, 3))}.` }).waitFor();
+    await expect.poll(() => item.count()).toBe(0);
+  });
+
   it('a month-end transaction made to repeat keeps its day: 31 Jan → 28/29 Feb → 31 Mar, and the transaction is not posted again', async () => {
     const paid = `${YEAR + 1}-01-31`;
     const gym = [{ account_id: ids.Hall, amount_cents: 4_000 }, { account_id: ids.Card, amount_cents: -4_000 }];

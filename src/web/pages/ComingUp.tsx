@@ -86,7 +86,7 @@ function Waiting({ due, accounts, onDone }: { due: DueOccurrence; accounts: Acco
         <span className="nowrap">{dayInWords(due.occurs_on)}</span>
         {late && <span className="late"> (late)</span>} — <strong>{due.description}</strong>: {whatItMoves(due.entries, accounts, words)}
       </div>
-      {due.blocked && <p className="warning">Cannot be posted: {due.blocked}.</p>}
+      {due.blocked && <p className="warning">Cannot be posted: {due.blocked.replace(/\b\d{4}-\d{2}-\d{2}\b/g, formatDate)}.</p>}
       <div className="row" role="group" aria-label={name}>
         <button type="button" disabled={busy || due.blocked !== null} aria-label={`Post ${name}`} onClick={() => void act('post')}>
           Post
