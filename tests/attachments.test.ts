@@ -1,4 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/database';
@@ -16,6 +20,8 @@ import { json } from './support/http';
 type Json = any;
 
 const MiB = 1024 * 1024;
+/** Change records are dated by the clock (UTC days). */
+const TODAY_FOR_CHANGES = new Date().toISOString().slice(0, 10);
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 const pad = (head: Buffer, size = 64) => Buffer.concat([head, Buffer.alloc(Math.max(0, size - head.length), 0x20)]);
 const SAMPLES: Record<string, Buffer> = {
@@ -215,5 +221,71 @@ describeEachDatabase('receipts (D22)', (h) => {
     const usage = await json(await api('GET', '/attachments/usage'));
     const [row] = rowsOf<{ bytes: string; n: string }>(await h.db.execute(sql`select coalesce(sum(size), 0)::text as bytes, count(*)::text as n from attachments`));
     expect(usage).toStrictEqual({ used_bytes: Number(row!.bytes), count: Number(row!.n), limit_bytes: 1024 * MiB });
+  });
+
+  it('GET /export/receipts.zip: every receipt of the period, named by date, transaction and name (colliding ones numbered), and index.csv; a real unzip reads it', async () => {
+    const a = await newTransaction('2025-07-01', 'Hall, "summer" party');
+    const b = await newTransaction('2025-07-02', '=SUM(A1)');
+    await newTransaction('2025-08-01', 'Out of the period');
+    const files = [
+      [a, SAMPLES['image/jpeg']!, 'image/jpeg', 'till.jpg'],
+      [a, SAMPLES['image/png']!, 'image/png', 'till.jpg'],
+      [a, SAMPLES['application/pdf']!, 'application/pdf', 'invoice'],
+      [b, SAMPLES['image/gif']!, 'image/gif', 'stamp.gif'],
+    ] as const;
+    // The JPEG's name is what was sent; the second "till.jpg" (a PNG) collides and gets -2.
+    for (const [tx, bytes, type, name] of files) expect((await upload(tx, bytes, type, name)).status).toBe(201);
+    const res = await api('GET', '/export/receipts.zip?from=2025-07-01&to=2025-07-31');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/zip');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="receipts.zip"');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-receipts-'));
+    const file = path.join(dir, 'receipts.zip');
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    expect(execFileSync('unzip', ['-t', file]).toString()).toMatch(/No errors detected/);
+    execFileSync('unzip', ['-q', file, '-d', path.join(dir, 'out')]);
+    const names = [`2025-07-01_${a}_till.jpg`, `2025-07-01_${a}_till-2.jpg`, `2025-07-01_${a}_invoice`, `2025-07-02_${b}_stamp.gif`];
+    expect(readdirSync(path.join(dir, 'out')).sort()).toEqual([...names, 'index.csv'].sort());
+    files.forEach(([, bytes], i) => expect(readFileSync(path.join(dir, 'out', names[i]!)).equals(bytes), names[i]).toBe(true));
+    expect(readFileSync(path.join(dir, 'out', 'index.csv'), 'utf8')).toBe(
+      [
+        'transaction_id,occurred_on,description,amount,file',
+        ...names.slice(0, 3).map((n) => `${a},2025-07-01,"Hall, ""summer"" party",19.99,${n}`),
+        `${b},2025-07-02,'=SUM(A1),19.99,${names[3]}`,
+        '',
+      ].join('\r\n'),
+    );
+    const empty = await api('GET', '/export/receipts.zip?from=1990-01-01&to=1990-01-31');
+    const emptyFile = path.join(dir, 'empty.zip');
+    writeFileSync(emptyFile, Buffer.from(await empty.arrayBuffer()));
+    expect(execFileSync('unzip', ['-l', emptyFile]).toString()).toMatch(/index\.csv/);
+  });
+
+  it('GET /export/changes.csv: the change log of the period, oldest first, in History\'s words', async () => {
+    const tx = await newTransaction(TODAY_FOR_CHANGES, 'Coffee for the board');
+    const made = await json(await upload(tx, SAMPLES['image/png']!, 'image/png', 'coffee.png'));
+    const res = await api('GET', `/export/changes.csv?from=${TODAY_FOR_CHANGES}&to=${TODAY_FOR_CHANGES}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines = (await res.text()).split('\r\n');
+    expect(lines[0]).toBe('id,at,actor_email,via,client_id,subject,subject_id,action,summary');
+    const ids = lines.slice(1, -1).map((l) => Number(l.split(',')[0]));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    const recorded = lines.find((l) => l.includes(`,transaction,${tx},create,`))!;
+    expect(recorded).toMatch(/,auditor@receipts\.example,token,ledger-cli,transaction,\d+,create,auditor@receipts\.example recorded “Coffee for the board” \(€19\.99\) with a token\.$/);
+    const added = lines.find((l) => l.includes(`,attachment,${made.id},create,`))!;
+    expect(added).toContain(`added the receipt “coffee.png” to transaction ${tx} with a token.`);
+    expect(await (await api('GET', '/export/changes.csv?from=1990-01-01&to=1990-01-01')).text()).toBe('id,at,actor_email,via,client_id,subject,subject_id,action,summary\r\n');
+    expect((await api('GET', '/export/changes.csv?from=soon')).status).toBe(400);
+  });
+
+  it('the paged list (D15 with limit) says how many receipts each transaction has (the paperclip)', async () => {
+    const tx = await newTransaction('2025-09-09', 'Paperclip check');
+    await upload(tx, SAMPLES['image/png']!, 'image/png');
+    await upload(tx, SAMPLES['image/gif']!, 'image/gif');
+    const bare = await newTransaction('2025-09-09', 'No paperclip');
+    const page = await json(await api('GET', '/transactions?limit=500&from=2025-09-09&to=2025-09-09'));
+    expect(page.find((t: Json) => t.id === tx).attachments).toBe(2);
+    expect(page.find((t: Json) => t.id === bare).attachments).toBe(0);
   });
 });

@@ -80,6 +80,9 @@ const FULL = [
   'get /export/transactions.csv',
   'get /export/ledger.journal',
   'get /export/ledger.beancount',
+  // D22 (full tier).
+  'get /export/receipts.zip',
+  'get /export/changes.csv',
   // D20 (full tier).
   'post /accounts/{id}/reconciliations',
   'get /accounts/{id}/reconciliations',
@@ -289,7 +292,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
           continue;
         }
         for (const [mediaType, { schema }] of Object.entries<Json>(response.content)) {
-          expect(['application/json', 'text/plain', 'text/csv', ...RECEIPT_TYPES], `${what}: media type`).toContain(mediaType);
+          expect(['application/json', 'text/plain', 'text/csv', 'application/zip', ...RECEIPT_TYPES], `${what}: media type`).toContain(mediaType);
           expect(isInformative(doc, schema), `${what} ${mediaType}: an informative schema`).toBe(true);
           if (mediaType === 'application/json' && !isSuccess(status)) {
             // Spec: Errors, Shapes ({error} / {error, error_description}); MCP answers JSON-RPC errors (D8).
@@ -642,6 +645,10 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     const closedReceipt = (await expectDocumented(await h.call(token, 'GET', `/transactions/${receiptTx.id}/attachments`), 'GET', '/transactions/{id}/attachments'))[0];
     await expectDocumented(await h.call(token, 'DELETE', `/attachments/${closedReceipt.id}`), 'DELETE', '/attachments/{id}');
     await expectDocumented(await h.call(token, 'PUT', '/settings', { closed_through: null }), 'PUT', '/settings');
+    await expectDocumented(await h.call(token, 'GET', '/export/receipts.zip?from=2024-05-01&to=2024-05-31'), 'GET', '/export/receipts.zip');
+    await expectDocumented(await h.call(token, 'GET', '/export/receipts.zip?from=may'), 'GET', '/export/receipts.zip');
+    await expectDocumented(await h.call(token, 'GET', '/export/changes.csv'), 'GET', '/export/changes.csv');
+    await expectDocumented(await h.call(token, 'GET', '/export/changes.csv?to=june'), 'GET', '/export/changes.csv');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

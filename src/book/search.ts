@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
-import { accounts, entries, INT4_MAX, transactions, users } from '../db/schema';
+import { accounts, entries, INT4_MAX, transactions, users, attachments } from '../db/schema';
 import { invalid } from '../errors';
 import { positiveIntegerParam } from '../text';
 import { DESCRIPTION_MAX, transactionJson, TransactionRangeSchema } from './transactions';
@@ -87,10 +87,12 @@ function matchesQuery(q: string | undefined): SQL {
 
 /**
  * D15/D20: in the paged form (with `limit`) a transaction also says whether any of its entries is
- * reconciled, so a list marks and locks them without a request per row.
+ * reconciled, so a list marks and locks them without a request per row; D22: and how many receipts
+ * it has (the paperclip).
  */
 const PAGED_JSON = transactionJson(sql`, 'reconciled', exists (
-  select 1 from ${entries} r where r.transaction_id = t.id and r.reconciliation_id is not null)`);
+  select 1 from ${entries} r where r.transaction_id = t.id and r.reconciliation_id is not null),
+  'attachments', (select count(*) from ${attachments} f where f.transaction_id = t.id)`);
 
 /** The page as JSON text (the spec's order), and the cursor of the next page when there is one. */
 export async function searchTransactionsJson(db: Db, query: TransactionQuery): Promise<{ list: string; nextCursor: string | null }> {

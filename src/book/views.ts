@@ -37,6 +37,7 @@ export const Transaction = responseSchema('Transaction', v.strictObject(transact
 export const ListedTransaction = responseSchema('ListedTransaction', v.strictObject({
   ...transactionEntries,
   reconciled: v.pipe(v.optional(v.boolean()), v.description('with limit only: true when any of its entries is reconciled (D20)')),
+  attachments: v.pipe(v.optional(v.pipe(v.number(), v.integer())), v.description('with limit only: how many receipts it has (D22)')),
 }));
 export const CreatedTransaction = responseSchema('CreatedTransaction', v.strictObject({ id: int }));
 

@@ -2,7 +2,9 @@ import type { Context } from 'hono';
 import { JournalExportSchema } from '../book/exports';
 import { beancountFile } from '../book/exports-beancount';
 import { transactionsCsv } from '../book/exports-csv';
+import { changesCsv } from '../book/exports-changes';
 import { hledgerJournal } from '../book/exports-hledger';
+import { receiptsZip } from '../book/exports-receipts';
 import { PeriodSchema } from '../book/reports';
 import { describeFault } from '../log';
 import type { AppEnv } from './context';
@@ -19,14 +21,14 @@ import { route } from './route';
  * taken the next part within EXPORT_IDLE_MS has its download cut (cursor closed, connection
  * given back, response ended), so unread downloads cannot hold the pool.
  */
-async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, mediaType: string, filename: string): Promise<Response> {
+async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string | Uint8Array>, mediaType: string, filename: string): Promise<Response> {
   const slot = takeExportSlot();
   if (!slot) {
     c.header('Retry-After', String(EXPORT_RETRY_AFTER_SECONDS));
     return c.json({ error: 'too many exports are running; try again shortly' }, 503);
   }
-  let parts: AsyncGenerator<string>;
-  let first: IteratorResult<string>;
+  let parts: AsyncGenerator<string | Uint8Array>;
+  let first: IteratorResult<string | Uint8Array>;
   try {
     parts = book();
     first = await parts.next();
@@ -35,6 +37,7 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, 
     throw error;
   }
   const encoder = new TextEncoder();
+  const bytesOf = (part: string | Uint8Array) => (typeof part === 'string' ? encoder.encode(part) : part);
   let idle: NodeJS.Timeout | undefined;
   let ended = false;
   const end = async () => {
@@ -54,7 +57,7 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, 
         void end();
         return;
       }
-      controller.enqueue(encoder.encode(first.value));
+      controller.enqueue(bytesOf(first.value));
       idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
     },
     async pull(controller) {
@@ -67,7 +70,7 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, 
           controller.close();
           await end();
         } else {
-          controller.enqueue(encoder.encode(next.value));
+          controller.enqueue(bytesOf(next.value));
           idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
         }
       } catch (error) {
@@ -92,7 +95,8 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string>, 
     else controller.error(new Error('the client stopped reading'));
   }
   return c.body(body, 200, {
-    'Content-Type': `${mediaType}; charset=utf-8`,
+    // Text is UTF-8; an archive is bytes.
+    'Content-Type': mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType,
     'Content-Disposition': `attachment; filename="${filename}"`,
   });
 }
@@ -169,5 +173,42 @@ export const exportRoutes = [
     },
     {},
     async (c, { query }) => download(c, () => beancountFile(c.var.db, query), 'text/plain', 'ledger.beancount'),
+  ),
+  route(
+    {
+      method: 'get', path: '/export/receipts.zip', tier: 'full', summary: 'Every receipt of a period as one ZIP, with an index (D22)', description: PERIOD, query: PeriodSchema,
+      responses: {
+        200: {
+          description:
+            'Every receipt of the transactions dated in the period, named `YYYY-MM-DD_<transaction id>_<name>` (`-2`, `-3` … before the ' +
+            'extension when two would collide), and `index.csv` (D17\'s CSV rules): `transaction_id,occurred_on,description,amount,file`, ' +
+            'one row per file, `amount` the sum of the transaction\'s positive entries. Streamed.',
+          binary: ['application/zip'],
+          headers: { 'Content-Disposition': 'attachment; filename="receipts.zip"' },
+        },
+        400: badQuery,
+        503: busy,
+      },
+    },
+    {},
+    async (c, { query }) => download(c, () => receiptsZip(c.var.db, query), 'application/zip', 'receipts.zip'),
+  ),
+  route(
+    {
+      method: 'get', path: '/export/changes.csv', tier: 'full', summary: 'The change log of a period as CSV, for the auditors (D22)',
+      description: '`from` and `to` (optional) are days (UTC) of the change, both included.', query: PeriodSchema,
+      responses: {
+        200: file(
+          'Every change record of the period, oldest first.',
+          'text/csv',
+          'changes.csv',
+          'RFC 4180 (CRLF), header `id,at,actor_email,via,client_id,subject,subject_id,action,summary`; `summary` the change in the words the History page uses.',
+        ),
+        400: badQuery,
+        503: busy,
+      },
+    },
+    {},
+    async (c, { query }) => download(c, () => changesCsv(c.var.db, query), 'text/csv', 'changes.csv'),
   ),
 ];
