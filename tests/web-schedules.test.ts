@@ -32,6 +32,10 @@ const dayShown = (isoDate: string) =>
   new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
 const monthly = (start: string, n: number) => nthOccurrence({ start_on: start, every: 'month', interval: 1, until_on: null }, n);
 
+/** The year of the next 31 January after today: a first date less than a year away (D19 asks about further ones). */
+const HALL_YEAR = TODAY < `${YEAR}-01-31` ? YEAR : YEAR + 1;
+/** The year whose 31 January, made to repeat, comes back at the end of a February after today and within a year. */
+const GYM_YEAR = TODAY < `${YEAR}-02-28` ? YEAR : YEAR + 1;
 /** The rent transaction made to repeat: ten days ago, so that its next month is in Home's 30 days. */
 const RENT_ON = addDays(TODAY, -10);
 /** The reminder: its first three months fall from 40 days ago to about 20 days ahead. */
@@ -160,11 +164,11 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('schedules in chromium (D21
     await form.getByLabel('Amount').fill('120');
     await form.getByLabel('Paid from').selectOption({ label: 'Bank' });
     await form.getByLabel('Spent on').selectOption({ label: 'Hall' });
-    const start = `${YEAR + 1}-01-31`;
+    const start = `${HALL_YEAR}-01-31`;
     await form.getByLabel('First date').fill(start);
-    const february = new Date(Date.UTC(YEAR + 1, 2, 0)).toISOString().slice(0, 10);
+    const february = new Date(Date.UTC(HALL_YEAR, 2, 0)).toISOString().slice(0, 10);
     const preview = form.locator('.schedule-preview');
-    await expect.poll(() => preview.textContent()).toContain(`Next: ${dayShown(start)}, then ${shown(february)}, ${shown(`${YEAR + 1}-03-31`)}, ${shown(`${YEAR + 1}-04-30`)} …`);
+    await expect.poll(() => preview.textContent()).toContain(`Next: ${dayShown(start)}, then ${shown(february)}, ${shown(`${HALL_YEAR}-03-31`)}, ${shown(`${HALL_YEAR}-04-30`)} …`);
     await preview.getByText(`In shorter months: the last day of the month (${shown(february)}).`).waitFor();
     await form.getByLabel('Remind me (post or skip it on Home)').check();
     await form.getByRole('button', { name: 'Make the schedule' }).click();
@@ -306,17 +310,17 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('schedules in chromium (D21
   });
 
   it('a month-end transaction made to repeat keeps its day: 31 Jan → 28/29 Feb → 31 Mar, and the transaction is not posted again', async () => {
-    const paid = `${YEAR + 1}-01-31`;
+    const paid = `${GYM_YEAR}-01-31`;
     const gym = [{ account_id: ids.Hall, amount_cents: 4_000 }, { account_id: ids.Card, amount_cents: -4_000 }];
     expect((await s.post('/transactions', { occurred_on: paid, description: 'Gym', entries: gym })).status).toBe(201);
     await go('Transactions', 'Transactions');
     await page.getByRole('button', { name: 'Edit Gym', exact: true }).click();
     await page.getByRole('button', { name: 'Repeat…' }).click();
     const form = page.getByRole('form', { name: 'Repeat Gym' });
-    const february = new Date(Date.UTC(YEAR + 1, 2, 0)).toISOString().slice(0, 10);
+    const february = new Date(Date.UTC(GYM_YEAR, 2, 0)).toISOString().slice(0, 10);
     expect(await form.getByLabel('Next date').inputValue()).toBe(february);
     const preview = form.locator('.schedule-preview');
-    await expect.poll(() => preview.textContent()).toContain(`Next: ${dayShown(february)}, then ${shown(`${YEAR + 1}-03-31`)}, ${shown(`${YEAR + 1}-04-30`)}, ${shown(`${YEAR + 1}-05-31`)} …`);
+    await expect.poll(() => preview.textContent()).toContain(`Next: ${dayShown(february)}, then ${shown(`${GYM_YEAR}-03-31`)}, ${shown(`${GYM_YEAR}-04-30`)}, ${shown(`${GYM_YEAR}-05-31`)} …`);
     await preview.getByText(`In shorter months: the last day of the month (${shown(february)}).`).waitFor();
     await form.getByRole('button', { name: 'Make the schedule' }).click();
     await page.getByRole('status').filter({ hasText: `Made the schedule “Gym”: every month, next on ${shown(february)}.` }).waitFor();

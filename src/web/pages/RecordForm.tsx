@@ -96,7 +96,7 @@ export function Notice({ said, focus = false, children }: { said: string | null;
   );
 }
 
-export function ModeChoice({ mode, onChange, split = true }: { mode: Mode; onChange(mode: Mode): void; split?: boolean }) {
+export function ModeChoice({ mode, onChange, split = true, legend = 'What happened?' }: { mode: Mode; onChange(mode: Mode): void; split?: boolean; legend?: string }) {
   const { words } = useApp();
   const name = useId();
   const modes = [
@@ -107,7 +107,7 @@ export function ModeChoice({ mode, onChange, split = true }: { mode: Mode; onCha
   ] as const;
   return (
     <fieldset className="modes">
-      <legend>What happened?</legend>
+      <legend>{legend}</legend>
       {modes.map(([value, label]) => (
         <label key={value} className="mode">
           <input type="radio" name={name} value={value} checked={mode === value} onChange={() => onChange(value)} />

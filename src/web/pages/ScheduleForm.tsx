@@ -5,7 +5,7 @@ import { ErrorNote, useSubmit } from '../components';
 import { formatAmount, formatCents, formatDate, today } from '../money';
 import { clampsMonthEnd, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
 import type { Words } from '../words';
-import { ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
+import { confirmFarDate, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
 import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
 import { amountMoved, directionOf } from '../../book/rules';
 
@@ -150,6 +150,8 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
     let lines: Entry[];
     if (entries.mode === 'split') lines = entriesOf(entries.lines);
     else lines = movementEntries(entries.movement, accounts, words).entries;
+    // D19: a first date more than a year away is asked about (a typo like 2062).
+    if (!existing || start !== existing.start_on) confirmFarDate(start);
     const due = preview?.due ?? [];
     if (post && due.length > 0) {
       const question = `${due.length === 1 ? `The date ${formatDate(due[0]!)} is` : `${due.length} dates, from ${formatDate(due[0]!)} to ${formatDate(due.at(-1)!)}, are`} today or already past: ${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once. Save the schedule?`;
@@ -175,7 +177,7 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
         Description
         <input required value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />
       </label>
-      <ModeChoice mode={entries.mode} onChange={entries.choose} />
+      <ModeChoice mode={entries.mode} onChange={entries.choose} legend="What happens each time?" />
       {entries.mode === 'split' ? (
         <SplitLines accounts={accounts} lines={entries.lines} onChange={entries.setLines} />
       ) : (
