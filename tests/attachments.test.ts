@@ -6,7 +6,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/database';
-import { cleanAttachmentName } from '../src/book/attachments';
+import { addAttachment, cleanAttachmentName, STORAGE_FULL } from '../src/book/attachments';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -159,6 +159,17 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect((await api('GET', '/attachments/999999')).status).toBe(404);
     expect((await api('DELETE', '/attachments/999999')).status).toBe(404);
     expect((await api('GET', '/attachments/abc')).status).toBe(400);
+  });
+
+  it('RECEIPTS_MAX_MB: a receipt that would take the book past its limit is refused (409, the storage is full), nothing stored', async () => {
+    const tx = await newTransaction();
+    const before = await attachmentCount();
+    const [{ used }] = rowsOf<{ used: string }>(await h.db.execute(sql`select coalesce(sum(size), 0)::text as used from attachments`)) as [{ used: string }];
+    const author = { userId: null, email: 'auditor@receipts.example', via: 'token' as const, clientId: 'ledger-cli' };
+    const limit = Number(used) + SAMPLES['image/png']!.length;
+    await addAttachment(h.db, tx, { name: 'fits.png', declaredType: 'image/png', bytes: SAMPLES['image/png']! }, author, limit);
+    await expect(addAttachment(h.db, tx, { name: 'full.png', declaredType: 'image/png', bytes: SAMPLES['image/png']! }, author, limit)).rejects.toMatchObject({ reason: 'conflict', message: STORAGE_FULL });
+    expect(await attachmentCount()).toBe(before + 1);
   });
 
   it('names: D13\'s removed characters, slashes, backslashes and leading dots go; 200 characters at most; none: "receipt"', async () => {

@@ -28,7 +28,12 @@ describe('loadConfig: defaults (spec: Configuration; D2)', () => {
       webOrigin: 'http://localhost:38080',
       sessionTtlDays: 30,
       cimdAllowPrivateAddresses: false,
+      receiptsMaxBytes: 1024 * 1024 * 1024,
     });
+  });
+
+  it('D22: RECEIPTS_MAX_MB is a whole number of MiB, at least 1', () => {
+    expect(loadConfig({ RECEIPTS_MAX_MB: '5' }).receiptsMaxBytes).toBe(5 * 1024 * 1024);
   });
 
   it('D2: DATABASE_URL postgres:// and postgresql:// select PostgreSQL; file:<dir> the embedded database in that directory, resolved', () => {
@@ -94,6 +99,9 @@ describe('loadConfig: a malformed variable is a ConfigError whose message starts
     ['SESSION_TTL_DAYS', 'abc'],
     ['SESSION_TTL_DAYS', '-1'],
     ['SESSION_TTL_DAYS', '1.5'],
+    ['RECEIPTS_MAX_MB', '0'],
+    ['RECEIPTS_MAX_MB', '1.5'],
+    ['RECEIPTS_MAX_MB', 'lots'],
     ['CIMD_ALLOW_PRIVATE_ADDRESSES', 'yes'],
     ['CIMD_ALLOW_PRIVATE_ADDRESSES', 'true'],
   ])('%s=%j', (name, value) => {
