@@ -128,6 +128,8 @@ describeEachDatabase('OAuth discovery documents', (h) => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       client_id_metadata_document_supported: true,
+      // D24, RFC 9207.
+      authorization_response_iss_parameter_supported: true,
     });
   });
 
@@ -337,7 +339,8 @@ describeEachDatabase('POST /oauth/authorize/approve', (h) => {
     expect(res.headers.get('location')).toBeNull();
     const body = (await res.json()) as { redirect: string };
     expect(Object.keys(body)).toEqual(['redirect']);
-    const match = /^http:\/\/127\.0\.0\.1:53123\/callback\?code=([A-Za-z0-9_-]{43})&state=st-123$/.exec(body.redirect);
+    // D24, RFC 9207: the issuer, API_ORIGIN, after the state.
+    const match = /^http:\/\/127\.0\.0\.1:53123\/callback\?code=([A-Za-z0-9_-]{43})&state=st-123&iss=http%3A%2F%2Flocalhost%3A38081$/.exec(body.redirect);
     expect(match, body.redirect).not.toBeNull();
     const code = match![1]!;
 
@@ -371,7 +374,7 @@ describeEachDatabase('POST /oauth/authorize/approve', (h) => {
     const res = await approve(browser, authParams({ state: undefined }));
     expect(res.status).toBe(200);
     const { redirect } = (await res.json()) as { redirect: string };
-    expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:53123\/callback\?code=[A-Za-z0-9_-]{43}$/);
+    expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:53123\/callback\?code=[A-Za-z0-9_-]{43}&iss=http%3A%2F%2Flocalhost%3A38081$/);
   });
 
   it('a state with special characters comes back intact (URL-encoded)', async () => {
@@ -390,7 +393,7 @@ describeEachDatabase('POST /oauth/authorize/approve', (h) => {
     const res = await approve(browser, authParams({ client_id: id, redirect_uri: 'http://127.0.0.1:7001/cb', state: 'decline-1' }), false);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toStrictEqual({ redirect: 'http://127.0.0.1:7001/cb?error=access_denied&state=decline-1' });
+    expect(await res.json()).toStrictEqual({ redirect: 'http://127.0.0.1:7001/cb?error=access_denied&state=decline-1&iss=http%3A%2F%2Flocalhost%3A38081' });
     expect(await codeCount(h)).toBe(before);
     const client = await clientRow(h, id);
     expect(client!.firstUsedAt).toBeNull();
@@ -399,7 +402,7 @@ describeEachDatabase('POST /oauth/authorize/approve', (h) => {
 
   it('approve false without state: ?error=access_denied only', async () => {
     const res = await approve(browser, authParams({ state: undefined }), false);
-    expect(await res.json()).toStrictEqual({ redirect: `${LOOPBACK_CALLBACK}?error=access_denied` });
+    expect(await res.json()).toStrictEqual({ redirect: `${LOOPBACK_CALLBACK}?error=access_denied&iss=http%3A%2F%2Flocalhost%3A38081` });
   });
 
   it('approve must be a boolean: anything else is 400 invalid_request and mints nothing', async () => {
@@ -477,7 +480,10 @@ describeEachDatabase('POST /oauth/authorize/approve', (h) => {
     const res = await approve(browser, authParams({ client_id: id, redirect_uri: 'https://app.example/cb?tenant=1', state: 's' }));
     const { redirect } = (await res.json()) as { redirect: string };
     // A redirect URI that already has a query gets the code appended with &.
-    expect(redirect).toMatch(/^https:\/\/app\.example\/cb\?tenant=1&code=[A-Za-z0-9_-]{43}&state=s$/);
+    expect(redirect).toMatch(/^https:\/\/app\.example\/cb\?tenant=1&code=[A-Za-z0-9_-]{43}&state=s&iss=http%3A%2F%2Flocalhost%3A38081$/);
+    // RFC 9207 §2.4: a client reads iss beside the code, from the one query.
+    expect(new URL(redirect).searchParams.get('iss')).toBe('http://localhost:38081');
+    expect(new URL(redirect).searchParams.get('tenant')).toBe('1');
   });
 });
 

@@ -35,6 +35,8 @@ export const discoveryRoutes = [
         token_endpoint_auth_methods_supported: ['none'],
         // D18: a client may name itself by the https URL of its Client ID Metadata Document.
         client_id_metadata_document_supported: true,
+        // D24, RFC 9207: authorization responses carry `iss`, which clients must then check.
+        authorization_response_iss_parameter_supported: true,
       });
     },
   ),

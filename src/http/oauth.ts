@@ -74,11 +74,16 @@ function rawQueryOf(c: Ctx): string {
   return at === -1 ? '' : url.slice(at + 1);
 }
 
-/** RFC 6749 §4.1.2: the redirect back to the client, with the code or the refusal, and the state. */
-function redirectWith(redirectUri: string, params: Record<string, string | undefined>): string {
+/**
+ * RFC 6749 §4.1.2: the redirect back to the client, with the code or the refusal, and the state;
+ * D24, RFC 9207 §2: and `iss`, the issuer, so a client talking to several servers knows whose
+ * answer this is (mix-up attacks). A registered URI's own query is kept, the parameters added to it.
+ */
+function redirectWith(redirectUri: string, issuer: string, params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) query.set(key, value);
-  return `${redirectUri}${redirectUri.includes('?') ? '&' : '?'}${query}`;
+  for (const [key, value] of Object.entries({ ...params, iss: issuer })) if (value !== undefined) query.set(key, value);
+  const separator = !redirectUri.includes('?') ? '?' : /[?&]$/.test(redirectUri) ? '' : '&';
+  return `${redirectUri}${separator}${query}`;
 }
 
 /** When present, `resource` must be this API (D11); tokens are always audienced to API_ORIGIN. */
@@ -178,7 +183,7 @@ export const oauthRoutes = [
       const client = await validateAuthorizationRequest(c.var.db, c.var.clientMetadata, request, c.var.config.apiOrigin);
       c.header('Cache-Control', 'no-store');
       if (!request.approve) {
-        return c.json({ redirect: redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state }) });
+        return c.json({ redirect: redirectWith(request.redirect_uri, c.var.config.apiOrigin, { error: 'access_denied', state: request.state }) });
       }
       const code = await issueAuthorizationCode(c.var.db, {
         client,
@@ -186,7 +191,7 @@ export const oauthRoutes = [
         redirectUri: request.redirect_uri,
         codeChallenge: request.code_challenge,
       });
-      return c.json({ redirect: redirectWith(request.redirect_uri, { code, state: request.state }) });
+      return c.json({ redirect: redirectWith(request.redirect_uri, c.var.config.apiOrigin, { code, state: request.state }) });
     },
   ),
   route(

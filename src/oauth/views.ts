@@ -23,6 +23,7 @@ export const AuthorizationServerMetadata = responseSchema('AuthorizationServerMe
   code_challenge_methods_supported: v.array(v.literal('S256')),
   token_endpoint_auth_methods_supported: v.array(v.literal('none')),
   client_id_metadata_document_supported: v.pipe(v.literal(true), v.description('D18: an https client_id names its Client ID Metadata Document')),
+  authorization_response_iss_parameter_supported: v.pipe(v.literal(true), v.description('D24, RFC 9207: every authorization response carries iss')),
 }));
 export const Client = responseSchema('Client', v.strictObject({
   id: v.pipe(v.string(), v.description('for a client with a metadata document (D18), the https URL it was fetched from')),
@@ -32,7 +33,7 @@ export const Client = responseSchema('Client', v.strictObject({
   redirect_uris: v.array(v.string()),
 }));
 export const Redirect = responseSchema('Redirect', v.strictObject({
-  redirect: v.pipe(v.string(), v.description('redirect_uri with ?code=…&state=… (approved) or ?error=access_denied&state=… (denied)')),
+  redirect: v.pipe(v.string(), v.description('redirect_uri with ?code=…&state=…&iss=… (approved) or ?error=access_denied&state=…&iss=… (denied); iss is API_ORIGIN (RFC 9207)')),
 }));
 export const TokenResponse = responseSchema('TokenResponse', v.strictObject({
   access_token: v.string(),
