@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config';
+import { rowsOf, type Db } from '../src/db/database';
 import { tokens, users as usersTable } from '../src/db/schema';
 import { createApp, type App } from '../src/http/app';
 import { mintToken } from '../src/identity/tokens';
@@ -21,11 +22,46 @@ import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 // restore` loads it into an empty database of either backend in one transaction, ids kept and
 // sequences moved past them, passwords, passkeys and live tokens working afterwards. Round trip:
 // embedded → PostgreSQL (when TEST_DATABASE_URL is set, else embedded) → embedded.
+// D22: receipts come along byte for byte, in format version 2 (streamed); `--encrypt` writes an
+// age file that a wrong passphrase, a changed byte or a cut cannot get past; version 1 files and
+// backups from before receipts still restore. scripts/bench-backup-memory.ts measures the memory.
 
 const PASSWORD = 'a password that survives a restore';
 const config = loadConfig(TEST_ENV);
 const AS_OF = '2026-12-31';
 const READS = ['/accounts', '/transactions', '/settings', '/changes?limit=500', `/reports/balances?as_of=${AS_OF}`, `/reports/balance-sheet?as_of=${AS_OF}`, '/reports/monthly?from=2026-01-01&to=2026-12-31'];
+
+const PASSPHRASE = 'four random words: lantern, quarry, velvet, oboe';
+
+type Json = Record<string, unknown>;
+
+/** The lines of a version 2 backup, parsed (D22). */
+const linesOf = (file: string): Json[] => readFileSync(file, 'utf8').replace(/\n$/, '').split('\n').map((l) => JSON.parse(l) as Json);
+
+/** A version 2 backup's rows by table (every table its trailer counts), receipts' bytes left out. */
+function rowsByTable(file: string): Record<string, Json[]> {
+  const lines = linesOf(file);
+  const rows: Record<string, Json[]> = Object.fromEntries(Object.keys(lines.at(-1)!.counts as Json).map((t) => [t, []]));
+  for (const line of lines) if (typeof line.table === 'string') rows[line.table]!.push(...(line.rows as Json[]));
+  return rows;
+}
+
+/** A version 1 backup of `rows` as the version 1 writer wrote it: a header with counts and the checksum of line 2 (D14). */
+function writeVersion1(file: string, schema: number, rows: Record<string, Json[]>): string {
+  const body = JSON.stringify(rows);
+  const counts = Object.fromEntries(Object.entries(rows).map(([t, r]) => [t, r.length]));
+  const header = { format: 'ledger-backup', version: 1, schema, created_at: new Date().toISOString(), counts, sha256: createHash('sha256').update(body).digest('hex') };
+  writeFileSync(file, `${JSON.stringify(header)}\n${body}\n`);
+  return file;
+}
+
+/** D22: every receipt as the database holds it: its row, and the SHA-256 of its bytes computed there. */
+const receipts = async (db: Db) =>
+  rowsOf<Json>(
+    await db.execute(sql`select id, transaction_id, name, content_type, size, sha256, encode(sha256(bytes), 'hex') as bytes_sha256,
+                                (created_at at time zone 'UTC')::text as created_at, created_by_email from attachments order by id`),
+  );
+const receiptBytes = async (db: Db, id: number) => rowsOf<{ bytes: Buffer }>(await db.execute(sql`select bytes from attachments where id = ${id}`))[0]!.bytes;
 
 const appOn = (database: TestDatabase): App => createApp({ db: database.db, config, log: { info() {}, error() {} } });
 const requester = (app: App) => (p: string, init?: RequestInit) => Promise.resolve(app.request(new URL(p, config.apiOrigin).href, init));
@@ -49,19 +85,29 @@ describe('ledger backup and restore (D14)', () => {
   let before: Record<string, unknown>;
   let ofx: Record<string, unknown>;
   let bank: number;
+  /** D22: the receipts put in the source book, by id, with their bytes. */
+  const receiptFiles = new Map<number, Buffer>();
   /** Everything a restored book must answer as the original did, D20's reconciliations included. */
   const readBook = async (app: App): Promise<Record<string, unknown>> => ({
     ...(await readAll(app, token)),
     reconciliations: await (await requester(app)(`/accounts/${bank}/reconciliations`, { headers: { authorization: `Bearer ${token}` } })).json(),
   });
 
-  const ledger = (args: string[], database: TestDatabase) => runLedger(args, { env: { DATABASE_URL: database.url }, cwd: root });
+  const ledger = (args: string[], database: TestDatabase, env: Record<string, string> = {}) => runLedger(args, { env: { DATABASE_URL: database.url, ...env }, cwd: root });
   const fresh = async (backend: Backend) => {
     const database = await openTestDatabase(backend);
     targets.push(database);
     return database;
   };
   const users = async (database: TestDatabase) => (await database.db.select({ n: count() }).from(usersTable))[0]!.n;
+  /** D22: the receipts of a restored book are the source's, byte for byte. */
+  const expectSameReceipts = async (database: TestDatabase) => {
+    const restored = await receipts(database.db);
+    expect(restored).toEqual(await receipts(source.db));
+    expect(restored).toHaveLength(4);
+    for (const r of restored) expect(r.bytes_sha256, `receipt ${r.name}`).toBe(r.sha256);
+    for (const [id, bytes] of receiptFiles) expect((await receiptBytes(database.db, id)).equals(bytes), `receipt ${id}`).toBe(true);
+  };
 
   beforeAll(async () => {
     root = newDataRoot('ledger-backup-');
@@ -105,6 +151,22 @@ describe('ledger backup and restore (D14)', () => {
     expect((await call('POST', `/accounts/${ids.Bank}/reconciliations`, { statement_date: '2026-06-30', statement_balance_cents: bankBalance })).status).toBe(201);
     expect((await call('PUT', '/settings', { currency: 'CHF', closed_through: '2026-03-31' })).status).toBe(200);
     bank = ids.Bank!;
+    // D22: receipts, inserted as the receipts routes store them: one empty, one small, one of several
+    // 768 KiB lines (not a multiple of 3 bytes), one on the deleted transaction (kept for D15's restore).
+    for (const [transactionId, name, bytes] of [
+      [posted[0]!, 'empty.pdf', Buffer.alloc(0)],
+      [posted[1]!, 'till slip ✓.png', Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), randomBytes(4_000)])],
+      [posted[2]!, 'invoice.pdf', Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(2_500_000)])],
+      [posted[3]!, 'deleted.jpg', Buffer.concat([Buffer.from('ffd8ffe0', 'hex'), randomBytes(70_001)])],
+    ] as const) {
+      const [row] = rowsOf<{ id: number }>(
+        await source.db.execute(sql`
+          insert into attachments (transaction_id, name, content_type, size, sha256, bytes, created_by_email)
+          values (${transactionId}, ${name}, 'application/pdf', ${bytes.length}, ${createHash('sha256').update(bytes).digest('hex')}, ${bytes}, 'keeper@example.com')
+          returning id`),
+      );
+      receiptFiles.set(row!.id, bytes);
+    }
     before = await readAll(app, token);
     before.reconciliations = await (await call('GET', `/accounts/${bank}/reconciliations`)).json();
   }, 120_000);
@@ -114,28 +176,43 @@ describe('ledger backup and restore (D14)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('backup writes one 0600 file and says what it wrote; restore into an empty database of the other backend and back gives identical answers', async () => {
+  const COUNTS = '1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences, 4 attachments';
+
+  /** Restored into `database`: the same answers, reconciliations and receipts as the source. */
+  const expectSameBook = async (database: TestDatabase) => {
+    expect(await readBook(appOn(database))).toEqual(before);
+    await expectSameReceipts(database);
+  };
+
+  it('backup writes one 0600 file and says what it wrote; restore into an empty database of the other backend and back gives identical answers and receipts (D14, D22)', async () => {
     const first = path.join(root, 'first.ledger-backup');
     const written = await ledger(['backup', first], source);
     expect(written.stderr).toBe('');
-    expect(lastLine(written)).toBe(`wrote ${first}: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences`);
+    expect(lastLine(written)).toBe(`wrote ${first}: ${COUNTS}`);
     expect(statSync(first).mode & 0o777).toBe(0o600);
     const text = readFileSync(first, 'utf8');
     expect(text).not.toContain(token);
     expect(text).not.toContain(PASSWORD);
+    // D22: format version 2, its header saying it is not encrypted; a trailer with the counts and the checksum.
+    const lines = linesOf(first);
+    expect(lines[0]).toMatchObject({ format: 'ledger-backup', version: 2, schema: expect.any(Number), encrypted: false });
+    const trailer = lines.at(-1)!;
+    expect(trailer.end).toBe('ledger-backup');
+    expect((trailer.counts as Json).attachments).toBe(4);
+    expect(trailer.sha256).toBe(createHash('sha256').update(text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1)).digest('hex'));
 
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', first], middle);
     expect(restored.stderr).toBe('');
-    expect(lastLine(restored)).toMatch(/^restored .*: 1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences$/);
-    expect(await readBook(appOn(middle))).toEqual(before);
+    expect(lastLine(restored)).toBe(`restored ${first}: ${COUNTS}`);
+    await expectSameBook(middle);
 
     const second = path.join(root, 'second.ledger-backup');
     expect((await ledger(['backup', second], middle)).code).toBe(0);
     const last = await fresh('embedded');
     expect((await ledger(['restore', second], last)).code).toBe(0);
     const app = appOn(last);
-    expect(await readBook(app)).toEqual(before);
+    await expectSameBook(last);
     // D20: restored with its locks on: a reconciled or closed transaction still refuses a change.
     const firstBank = (before['/transactions'] as { id: number; occurred_on: string }[]).filter((t) => t.occurred_on <= '2026-06-30').at(-1)!;
     const refused = await requester(app)(`/transactions/${firstBank.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
@@ -153,6 +230,11 @@ describe('ledger backup and restore (D14)', () => {
     expect(account.status).toBe(201);
     const ids = (before['/accounts'] as { id: number }[]).map((a) => a.id);
     expect(((await account.json()) as { id: number }).id).toBeGreaterThan(Math.max(...ids));
+    // D22: a new receipt's id is past every restored one.
+    const [added] = rowsOf<{ id: number }>(
+      await last.db.execute(sql`insert into attachments (transaction_id, name, content_type, size, sha256, bytes) values (1, 'new', 'image/png', 0, ${createHash('sha256').digest('hex')}, ''::bytea) returning id`),
+    );
+    expect(added!.id).toBeGreaterThan(Math.max(...receiptFiles.keys()));
     // The bank references came along: the same statement again adds nothing (D16).
     const again = await requester(app)('/imports', {
       method: 'POST',
@@ -162,25 +244,101 @@ describe('ledger backup and restore (D14)', () => {
     expect(await again.json()).toEqual({ created: [], duplicates: [1, 2, 3], errors: [] });
   }, 120_000);
 
-  it('a backup made before D20 (no reconciliations, import lines, currency or closed period) still restores', async () => {
+  it('D22: backup --encrypt writes an age file (passphrase from LEDGER_BACKUP_PASSPHRASE); restore opens it with the passphrase, embedded → PostgreSQL → embedded, receipts byte for byte', async () => {
+    const encrypted = path.join(root, 'encrypted.ledger-backup');
+    const withPassphrase = { LEDGER_BACKUP_PASSPHRASE: PASSPHRASE };
+    const written = await ledger(['backup', encrypted, '--encrypt'], source, withPassphrase);
+    expect(written.stderr).toBe('');
+    expect(lastLine(written)).toBe(`wrote ${encrypted}: ${COUNTS}`);
+    expect(statSync(encrypted).mode & 0o777).toBe(0o600);
+    const bytes = readFileSync(encrypted);
+    expect(bytes.subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
+    expect(bytes.toString('latin1')).toMatch(/^age-encryption\.org\/v1\n-> scrypt [A-Za-z0-9+/]{22} 15\n/);
+    for (const plain of ['keeper@example.com', 'ledger-backup', 'invoice.pdf', 'café']) expect(bytes.includes(plain), plain).toBe(false);
+
+    const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    // Without the passphrase and without a terminal: one line, nothing written.
+    expectOneLineRefusal(await ledger(['restore', encrypted], middle), /is encrypted|set LEDGER_BACKUP_PASSPHRASE/);
+    expect(await users(middle)).toBe(0);
+    const restored = await ledger(['restore', encrypted], middle, withPassphrase);
+    expect(restored.stderr).toBe('');
+    expect(lastLine(restored)).toBe(`restored ${encrypted}: ${COUNTS}`);
+    await expectSameBook(middle);
+
+    const second = path.join(root, 'encrypted-second.ledger-backup');
+    expect((await ledger(['backup', second, '--encrypt'], middle, withPassphrase)).code).toBe(0);
+    const last = await fresh('embedded');
+    expect((await ledger(['restore', second], last, withPassphrase)).code).toBe(0);
+    await expectSameBook(last);
+  }, 120_000);
+
+  it('D22: --encrypt without a passphrase (no variable, no terminal) or with an empty one writes nothing', async () => {
+    const file = path.join(root, 'never.ledger-backup');
+    expectOneLineRefusal(await ledger(['backup', file, '--encrypt'], source), /^ledger: set LEDGER_BACKUP_PASSPHRASE/);
+    expectOneLineRefusal(await ledger(['backup', file, '--encrypt'], source, { LEDGER_BACKUP_PASSPHRASE: '' }), /LEDGER_BACKUP_PASSPHRASE is empty/);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
+  it('D22: refused with one line, exit 1 and nothing written: a wrong passphrase, a flipped byte or a cut, encrypted or plain', async () => {
+    const encrypted = path.join(root, 'refusals-encrypted.ledger-backup');
+    const plain = path.join(root, 'refusals-plain.ledger-backup');
+    expect((await ledger(['backup', encrypted, '--encrypt'], source, { LEDGER_BACKUP_PASSPHRASE: PASSPHRASE })).code).toBe(0);
+    expect((await ledger(['backup', plain], source)).code).toBe(0);
+    const variant = (name: string, bytes: Buffer) => {
+      const file = path.join(root, name);
+      writeFileSync(file, bytes);
+      return file;
+    };
+    const flipped = (bytes: Buffer, at: number) => {
+      const copy = Buffer.from(bytes);
+      copy[at] = copy[at]! ^ 0x01;
+      return copy;
+    };
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const restore = (file: string, passphrase = PASSPHRASE) => ledger(['restore', file], target, { LEDGER_BACKUP_PASSPHRASE: passphrase });
+
+    expectOneLineRefusal(await restore(encrypted, 'not the passphrase'), /^ledger: wrong passphrase for /);
+    const sealed = readFileSync(encrypted);
+    expectOneLineRefusal(await restore(variant('flipped.age', flipped(sealed, Math.floor(sealed.length / 2)))), /is damaged \(truncated or altered\)/);
+    // The last chunk, then the header's MAC line.
+    expectOneLineRefusal(await restore(variant('flipped-end.age', flipped(sealed, sealed.length - 3))), /is damaged/);
+    expectOneLineRefusal(await restore(variant('flipped-header.age', flipped(sealed, sealed.indexOf('\n--- ') + 10))), /is damaged|wrong passphrase/);
+    // Cut in the middle, at a chunk's end (64 KiB + 16 after the header and nonce), and just before the end.
+    expectOneLineRefusal(await restore(variant('cut.age', sealed.subarray(0, Math.floor(sealed.length / 2)))), /is damaged/);
+    const payload = sealed.indexOf('\n', sealed.indexOf('\n--- ') + 1) + 1 + 16;
+    expectOneLineRefusal(await restore(variant('cut-at-chunk.age', sealed.subarray(0, payload + 65_536 + 16))), /is damaged/);
+    expectOneLineRefusal(await restore(variant('cut-end.age', sealed.subarray(0, sealed.length - 1))), /is damaged/);
+
+    const text = readFileSync(plain);
+    expectOneLineRefusal(await restore(variant('flipped.plain', flipped(text, Math.floor(text.length / 2)))), /is damaged \(truncated or altered\)/);
+    expectOneLineRefusal(await restore(variant('flipped-early.plain', flipped(text, text.indexOf('"amount_cents":1001') + 16))), /is damaged/);
+    expectOneLineRefusal(await restore(variant('cut.plain', text.subarray(0, Math.floor(text.length / 2)))), /is damaged \(truncated or altered\)/);
+    const withoutTrailer = text.subarray(0, text.lastIndexOf('\n', text.length - 2) + 1);
+    expectOneLineRefusal(await restore(variant('no-trailer.plain', withoutTrailer)), /is damaged/);
+    expectOneLineRefusal(await restore(variant('cut-end.plain', text.subarray(0, text.length - 1))), /is damaged/);
+    expect(await users(target)).toBe(0);
+    expect(rowsOf<{ n: number }>(await target.db.execute(sql`select count(*)::int as n from attachments`))[0]!.n).toBe(0);
+
+    // And the intact files restore into the very same database.
+    expect((await restore(encrypted)).code).toBe(0);
+    await expectSameReceipts(target);
+  }, 180_000);
+
+  it('a version 1 backup made before D20 (no reconciliations, import lines, currency or closed period) still restores', async () => {
     const good = path.join(root, 'current.ledger-backup');
     expect((await ledger(['backup', good], source)).code).toBe(0);
-    const text = readFileSync(good, 'utf8');
-    const header = JSON.parse(text.slice(0, text.indexOf('\n')));
-    const rows = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    const rows = rowsByTable(good);
+    delete rows.attachments;
     delete rows.reconciliations;
     delete rows.import_lines;
-    for (const entry of rows.entries) delete entry.reconciliation_id;
-    for (const row of rows.settings) {
+    delete rows.schedules;
+    delete rows.schedule_occurrences;
+    for (const entry of rows.entries!) delete entry.reconciliation_id;
+    for (const row of rows.settings!) {
       delete row.currency;
       delete row.closed_through;
     }
-    const body = JSON.stringify(rows);
-    delete header.counts.reconciliations;
-    delete header.counts.import_lines;
-    const old = { ...header, schema: 7, sha256: createHash('sha256').update(body).digest('hex') };
-    const file = path.join(root, 'old.ledger-backup');
-    writeFileSync(file, `${JSON.stringify(old)}\n${body}\n`);
+    const file = writeVersion1(path.join(root, 'old.ledger-backup'), 7, rows);
     const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', file], target);
     expect(restored.code, restored.stderr).toBe(0);
@@ -190,22 +348,36 @@ describe('ledger backup and restore (D14)', () => {
     expect(book['/transactions']).toEqual(before['/transactions']);
   }, 120_000);
 
+  it('D22: a version 1 backup of schema 12 (before receipts) restores with none, the rest as before', async () => {
+    const good = path.join(root, 'for-schema-12.ledger-backup');
+    expect((await ledger(['backup', good], source)).code).toBe(0);
+    const rows = rowsByTable(good);
+    delete rows.attachments;
+    const file = writeVersion1(path.join(root, 'schema-12.ledger-backup'), 12, rows);
+    for (const backend of postgresAvailable() ? (['embedded', 'postgres'] as const) : (['embedded'] as const)) {
+      const target = await fresh(backend);
+      const restored = await ledger(['restore', file], target);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(lastLine(restored)).toBe(`restored ${file}: ${COUNTS.replace('4 attachments', '0 attachments')}`);
+      expect(await receipts(target.db)).toEqual([]);
+      expect(await readBook(appOn(target))).toEqual(before);
+    }
+  }, 120_000);
+
   it('D25: a backup made before grants (schema 10) restores each OAuth connection as a family of its own, which rotates and is revoked whole', async () => {
     const origin = await fresh('embedded');
     const owner = await addUser(origin.db, 'grants@example.com', PASSWORD);
     const pair = await issueTokenPair(origin.db, { userId: owner.id, clientId: 'ledger-cli', audience: config.apiOrigin });
     const made = path.join(root, 'grants.ledger-backup');
     expect((await ledger(['backup', made], origin)).code).toBe(0);
-    const text = readFileSync(made, 'utf8');
-    const header = JSON.parse(text.slice(0, text.indexOf('\n')));
-    const rows = JSON.parse(text.slice(text.indexOf('\n') + 1));
+    const rows = rowsByTable(made);
     expect(rows.grants).toHaveLength(1);
     delete rows.grants;
-    for (const t of rows.tokens) delete t.grant_id;
-    delete header.counts.grants;
-    const body = JSON.stringify(rows);
-    const file = path.join(root, 'before-grants.ledger-backup');
-    writeFileSync(file, `${JSON.stringify({ ...header, schema: 10, sha256: createHash('sha256').update(body).digest('hex') })}\n${body}\n`);
+    delete rows.attachments;
+    delete rows.schedules;
+    delete rows.schedule_occurrences;
+    for (const t of rows.tokens!) delete t.grant_id;
+    const file = writeVersion1(path.join(root, 'before-grants.ledger-backup'), 10, rows);
     const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
     const restored = await ledger(['restore', file], target);
     expect(restored.code, restored.stderr).toBe(0);
@@ -233,7 +405,7 @@ describe('ledger backup and restore (D14)', () => {
     const good = path.join(root, 'good.ledger-backup');
     expect((await ledger(['backup', good], source)).code).toBe(0);
     const text = readFileSync(good, 'utf8');
-    const [headerLine, body] = [text.slice(0, text.indexOf('\n')), text.slice(text.indexOf('\n') + 1)];
+    const [headerLine, rest] = [text.slice(0, text.indexOf('\n')), text.slice(text.indexOf('\n') + 1)];
     const variant = (name: string, content: string) => {
       const file = path.join(root, name);
       writeFileSync(file, content);
@@ -243,10 +415,18 @@ describe('ledger backup and restore (D14)', () => {
 
     expectOneLineRefusal(await ledger(['restore', good], source), /the database is not empty/);
     expectOneLineRefusal(await ledger(['restore', variant('notes.txt', 'groceries: 12.30\n')], empty), /is not a Ledger backup/);
+    expectOneLineRefusal(await ledger(['restore', variant('binary.bin', randomBytes(200_000).toString('latin1').replaceAll('\n', ' '))], empty), /is not a Ledger backup/);
     expectOneLineRefusal(await ledger(['restore', variant('cut.ledger-backup', text.slice(0, text.length - 200))], empty), /is damaged \(truncated or altered\)/);
-    expectOneLineRefusal(await ledger(['restore', variant('altered.ledger-backup', `${headerLine}\n${body.replace('"amount_cents":1001', '"amount_cents":9001')}`)], empty), /is damaged/);
+    expectOneLineRefusal(await ledger(['restore', variant('altered.ledger-backup', `${headerLine}\n${rest.replace('"amount_cents":1001', '"amount_cents":9001')}`)], empty), /is damaged/);
     const newer = JSON.stringify({ ...JSON.parse(headerLine), schema: 999 });
-    expectOneLineRefusal(await ledger(['restore', variant('newer.ledger-backup', `${newer}\n${body}`)], empty), /made by a newer Ledger/);
+    expectOneLineRefusal(await ledger(['restore', variant('newer.ledger-backup', `${newer}\n${rest}`)], empty), /made by a newer Ledger/);
+    const newerFormat = JSON.stringify({ ...JSON.parse(headerLine), version: 3 });
+    expectOneLineRefusal(await ledger(['restore', variant('newer-format.ledger-backup', `${newerFormat}\n${rest}`)], empty), /made by a newer Ledger \(backup format 3/);
+    // Version 1 keeps its own checks.
+    const beforeReceipts = rowsByTable(good);
+    delete beforeReceipts.attachments;
+    const v1 = readFileSync(writeVersion1(path.join(root, 'v1.ledger-backup'), 12, beforeReceipts), 'utf8');
+    expectOneLineRefusal(await ledger(['restore', variant('v1-cut.ledger-backup', v1.slice(0, v1.length - 200))], empty), /is damaged \(truncated or altered\)/);
     expect(await users(empty)).toBe(0);
     expect(await users(source)).toBe(1);
   }, 120_000);
