@@ -288,7 +288,7 @@ describeEachDatabase('schedules (D21)', (h) => {
     expect(change).toMatchObject({ via: 'schedule', actor_email: null, client_id: null, schedule_id: made.id });
   });
 
-  it('GET /reports/forecast: an asset and a liability, today\'s balance then one point per date, natural sign; to bounded', async () => {
+  it('GET /reports/forecast: an asset and a liability, today\'s balance then one point per date (occurrences, and transactions recorded ahead), natural sign; to bounded', async () => {
     // A book of its own accounts, so that other tests' schedules do not touch it.
     const account = async (name: string, kind: string) => (await expectStatus(await api('POST', '/accounts', { name, kind }), 201)).id as number;
     const savings = await account('Forecast savings', 'asset');
@@ -303,6 +303,9 @@ describeEachDatabase('schedules (D21)', (h) => {
     const shopDay = `${firstOfMonth(1).slice(0, 8)}15`;
     await expectStatus(await api('POST', '/schedules', { description: 'Groceries on card', entries: [{ account_id: shop, amount_cents: 10_000 }, { account_id: visa, amount_cents: -10_000 }], start_on: shopDay, every: 'month', mode: 'remind' }), 201);
 
+    // A bill already recorded for a later day (a reminder posted ahead): money expected too.
+    const aheadDay = `${firstOfMonth(1).slice(0, 8)}10`;
+    await expectStatus(await api('POST', '/transactions', { occurred_on: aheadDay, description: 'Insurance, paid ahead', entries: [{ account_id: shop, amount_cents: 7_000 }, { account_id: savings, amount_cents: -7_000 }] }), 201);
     const to = `${firstOfMonth(2).slice(0, 8)}20`;
     const forecast = await expectStatus(await api('GET', `/reports/forecast?to=${to}`), 200);
     expect(forecast.from).toBe(TODAY);
@@ -312,7 +315,8 @@ describeEachDatabase('schedules (D21)', (h) => {
       id: savings, name: 'Forecast savings', kind: 'asset', balance_cents: 100_000,
       points: [
         { on: firstOfMonth(1), balance_cents: 100_000 + 300_000 - 2_500 },
-        { on: firstOfMonth(2), balance_cents: 100_000 + 300_000 - 2_500 + 300_000 },
+        { on: aheadDay, balance_cents: 100_000 + 300_000 - 2_500 - 7_000 },
+        { on: firstOfMonth(2), balance_cents: 100_000 + 300_000 - 2_500 - 7_000 + 300_000 },
       ],
     });
     expect(forecast.accounts.find((a: Json) => a.id === visa)).toStrictEqual({

@@ -69,7 +69,7 @@ export const reportRoutes = [
       method: 'get', path: '/reports/forecast', tier: 'full', summary: 'Where the bank, cash and card accounts are heading (D21)', query: ForecastQuerySchema,
       description:
         'Today\'s balance (UTC) of every asset and liability account, then one point per date through `to` (default one ' +
-        'year ahead, at most 3) on which occurrences of schedules not yet posted or skipped touch it: the balance after that date. Natural sign.',
+        'year ahead, at most 3) on which occurrences of schedules not yet posted or skipped, or transactions recorded with a later date, touch it: the balance after that date. Natural sign.',
       responses: { 200: { description: 'The forecast.', json: Forecast }, 400: badQuery },
     },
     {},
