@@ -66,7 +66,7 @@ export const mcpRoutes = [
   route(
     {
       method: 'post', path: '/mcp', tier: 'full', summary: 'Model Context Protocol: Streamable HTTP, stateless, JSON responses', json: McpRequestBody,
-      description: 'JSON-RPC 2.0. Send `Accept: application/json, text/event-stream`. `tools/list` describes the tools (accounts, transactions, money in/out, move, reports) with their input and output schemas; a refused tool call is a result with `isError: true`, never a protocol error.',
+      description: 'JSON-RPC 2.0. Send `Accept: application/json, text/event-stream`. `tools/list` describes the tools (accounts, transactions, money in/out, move, reports, corrections and history; statements in, reconciliation, schedules and receipts, D24) with their input and output schemas; a refused tool call is a result with `isError: true`, never a protocol error.',
       responses: {
         200: { description: 'The JSON-RPC response (an array for a batch).', json: McpResponseBody },
         202: { description: 'The body held only notifications; nothing to answer.' },

@@ -1,10 +1,13 @@
 import * as v from 'valibot';
 import { NewAccountSchema } from '../book/accounts';
+import { ImportPreviewRequestSchema, ImportRequestSchema } from '../book/imports/booking';
+import { NewReconciliationSchema, ReconciliationQuerySchema } from '../book/reconciliation';
+import { NewScheduleSchema } from '../book/schedules';
 import { AsOfSchema, PeriodSchema } from '../book/reports';
 import { AMOUNT_MAX, DESCRIPTION_MAX, INT4_MAX, NewTransactionSchema, TransactionRangeSchema } from '../book/transactions';
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from '../book/changes';
 import { SEARCH_LIMIT_MAX } from '../book/search';
-import { dateString } from '../text';
+import { dateString, isCalendarDate } from '../text';
 
 export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 500;
@@ -16,6 +19,8 @@ export const LIST_LIMIT_MAX = 500;
 
 export const REPORTS = ['balances', 'balance_sheet', 'income_statement', 'monthly'] as const;
 
+/** As POST /schedules/{id}/occurrences/{date}/post words a bad date. */
+const OCCURRENCE_DATE_MESSAGE = 'the date must be a calendar date YYYY-MM-DD';
 const LIMIT_MESSAGE = `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`;
 /** As DELETE /transactions/{id} words it (pathId); an id too large for any row is 'no such transaction'. */
 const TRANSACTION_ID_MESSAGE = 'the transaction id must be a positive integer';
@@ -55,12 +60,17 @@ const TwoEntryArgs = v.object({
   ),
 });
 
-const transactionIdArg = v.pipe(
-  v.number(TRANSACTION_ID_MESSAGE),
-  v.integer(TRANSACTION_ID_MESSAGE),
-  v.minValue(1, TRANSACTION_ID_MESSAGE),
-  v.maxValue(INT4_MAX, 'no such transaction'),
-);
+/**
+ * The id of a row that the HTTP twin takes in its path, worded as pathId words it there ("the
+ * account id must be a positive integer"; one too large for any row is "no such account").
+ */
+function pathIdArg(what: string, description?: string) {
+  const message = `the ${what} id must be a positive integer`;
+  const id = v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(INT4_MAX, `no such ${what}`));
+  return description === undefined ? id : v.pipe(id, v.description(description));
+}
+
+const transactionIdArg = pathIdArg('transaction');
 /** A whole number from 1 to `max`, as the HTTP query parameter of the same name words it. */
 const upTo = (field: string, max: number, description: string) => {
   const message = `${field} must be an integer from 1 to ${max}`;
@@ -112,7 +122,43 @@ export const ARGS = {
     ...TransactionRangeSchema.entries,
     limit: v.optional(upTo('limit', SEARCH_LIMIT_MAX, `at most this many transactions (default ${LIST_LIMIT_DEFAULT})`)),
   }),
-} satisfies Record<string, v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>>;
+  // D24: the twins of D16's and D20–D22's routes; a path id of the route is an argument named after it.
+  get_reconciliation: v.object({
+    account_id: pathIdArg('account', 'the bank, cash or card account'),
+    ...ReconciliationQuerySchema.entries,
+  }),
+  reconcile_account: v.object({
+    account_id: pathIdArg('account', 'the bank, cash or card account the statement is for'),
+    ...NewReconciliationSchema.entries,
+  }),
+  list_schedules: v.object({}),
+  // POST /schedules' body, with its check that until_on is not before start_on.
+  create_schedule: NewScheduleSchema,
+  list_due: v.object({
+    through: v.optional(v.pipe(dateString('through'), v.description('the last date to look at, YYYY-MM-DD; today (UTC) when left out'))),
+  }),
+  post_due: v.object({
+    schedule_id: pathIdArg('schedule', 'the schedule the occurrence belongs to'),
+    // Worded as the route words a bad date in its path.
+    occurs_on: v.pipe(
+      v.string(OCCURRENCE_DATE_MESSAGE),
+      v.check(isCalendarDate, OCCURRENCE_DATE_MESSAGE),
+      v.description('the occurrence to post, YYYY-MM-DD (occurs_on of list_due)'),
+    ),
+  }),
+  list_attachments: v.object({ transaction_id: pathIdArg('transaction', 'the transaction whose files to list') }),
+  preview_statement: v.object({ ...ImportPreviewRequestSchema.entries }),
+  import_statement: v.object({ ...ImportRequestSchema.entries }),
+} satisfies Record<string, ArgumentsSchema>;
+
+/** A tool's arguments: an object, maybe with checks across its fields (create_schedule). */
+type ObjectArgs = v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>;
+type ArgumentsSchema = ObjectArgs | v.SchemaWithPipe<readonly [ObjectArgs, ...v.PipeItem<any, any, v.BaseIssue<unknown>>[]]>;
+
+/** The argument names of a tool's schema. */
+function argumentNames(schema: ArgumentsSchema): string[] {
+  return Object.keys('pipe' in schema ? schema.pipe[0].entries : schema.entries);
+}
 
 /**
  * D18: arguments are strict. An unknown one is refused by name (before the schema, whose object
@@ -120,7 +166,8 @@ export const ARGS = {
  */
 export function unknownArgument(tool: ToolName, input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
-  return Object.keys(input).find((key) => !(key in ARGS[tool].entries));
+  const names = argumentNames(ARGS[tool]);
+  return Object.keys(input).find((key) => !names.includes(key));
 }
 
 export type ToolName = keyof typeof ARGS;

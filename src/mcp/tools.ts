@@ -11,7 +11,30 @@ import { listChanges } from '../book/changes';
 import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
 import { searchTransactionsJson } from '../book/search';
 import { listTransactions, postTransaction, type TransactionView } from '../book/transactions';
-import { Account, Balances, BalanceSheet, ChangePage, CreatedTransaction, IncomeStatement, int, ListedTransaction, Monthly, Settings, Transaction } from '../book/views';
+import {
+  Account,
+  Attachment,
+  Balances,
+  BalanceSheet,
+  ChangePage,
+  CreatedTransaction,
+  DueOccurrence,
+  ImportPreview,
+  ImportResult,
+  IncomeStatement,
+  int,
+  ListedTransaction,
+  Monthly,
+  Reconciliation,
+  ReconciliationStatus,
+  Schedule,
+  Settings,
+  Transaction,
+} from '../book/views';
+import { listAttachments } from '../book/attachments';
+import { importStatement, previewImport } from '../book/imports/booking';
+import { reconcileAccount, reconciliationStatus } from '../book/reconciliation';
+import { createSchedule, listDue, listSchedules, postOccurrence } from '../book/schedules';
 import type { Author } from '../book/changes';
 import type { Db } from '../db/database';
 import { databaseRefusal } from '../db/refusals';
@@ -69,6 +92,16 @@ const OUTPUT = {
   rename_account: Account,
   list_changes: ChangePage,
   search_transactions: v.strictObject({ transactions: v.array(ListedTransaction) }),
+  // D24: what the HTTP twin answers; a list (a JSON array there) is the one field of an object here.
+  get_reconciliation: ReconciliationStatus,
+  reconcile_account: Reconciliation,
+  list_schedules: v.strictObject({ schedules: v.pipe(v.array(Schedule), v.description('by next_on (none left last), then id')) }),
+  create_schedule: Schedule,
+  list_due: v.strictObject({ due: v.pipe(v.array(DueOccurrence), v.description('oldest first')) }),
+  post_due: Transaction,
+  list_attachments: v.strictObject({ attachments: v.pipe(v.array(Attachment), v.description('oldest first; metadata only, never the bytes')) }),
+  preview_statement: ImportPreview,
+  import_statement: ImportResult,
 } satisfies Record<ToolName, v.GenericSchema>;
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
@@ -103,8 +136,16 @@ function success(structured: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-function failure(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+/**
+ * The route's message first; what the HTTP answer carries beside `error` (D16's line `errors` and
+ * date `candidates`, D20's `difference_cents`) follows as its JSON body, so that an assistant can
+ * say which line is at fault.
+ */
+function failure(message: string, refusal?: Refusal): CallToolResult {
+  const content: CallToolResult['content'] = [{ type: 'text', text: message }];
+  const details = refusal && { ...(refusal.errors && { errors: refusal.errors }), ...(refusal.candidates && { candidates: refusal.candidates }), ...refusal.figures };
+  if (details && Object.keys(details).length > 0) content.push({ type: 'text', text: JSON.stringify({ error: message, ...details }) });
+  return { content, isError: true };
 }
 
 /**
@@ -119,8 +160,8 @@ async function run(context: McpContext, tool: ToolName, body: () => Promise<Reco
     if (!result.success) throw new Error(`${tool} answered outside its output schema: ${describeIssues(result.issues)}`);
     return success(result.output);
   } catch (error) {
-    const refusal = error instanceof Refusal ? error.message : databaseRefusal(error)?.message;
-    return failure(refusal ?? context.reportFault(error, tool));
+    if (error instanceof Refusal) return failure(error.message, error);
+    return failure(databaseRefusal(error)?.message ?? context.reportFault(error, tool));
   }
 }
 
@@ -144,6 +185,19 @@ const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
   rename_account: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   restore_transaction: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   delete_transaction: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  get_reconciliation: READ,
+  list_schedules: READ,
+  list_due: READ,
+  list_attachments: READ,
+  // A preview writes nothing (D16).
+  preview_statement: READ,
+  // Each call marks entries and writes a reconciliation; a second one would add another.
+  reconcile_account: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  create_schedule: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  // An occurrence is posted at most once (D21): a second call is refused and changes nothing.
+  post_due: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  // Importing the same file twice creates nothing the second time (D16).
+  import_statement: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 };
 
 /** D8: a new MCP server per request (stateless transport), with the tools in the instance's vocabulary. */
@@ -210,6 +264,15 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('search_transactions', async (query) => ({
     transactions: JSON.parse((await searchTransactionsJson(db, { ...query, limit: query.limit ?? LIST_LIMIT_DEFAULT })).list) as TransactionView[],
   }));
+  tool('get_reconciliation', ({ account_id, as_of }) => reconciliationStatus(db, account_id, as_of));
+  tool('reconcile_account', ({ account_id, ...statement }) => reconcileAccount(db, account_id, statement, author));
+  tool('list_schedules', async () => ({ schedules: await listSchedules(db) }));
+  tool('create_schedule', (a) => createSchedule(db, a, author));
+  tool('list_due', async ({ through }) => ({ due: await listDue(db, through ?? todayUtc()) }));
+  tool('post_due', ({ schedule_id, occurs_on }) => postOccurrence(db, schedule_id, occurs_on, {}, author));
+  tool('list_attachments', async ({ transaction_id }) => ({ attachments: await listAttachments(db, transaction_id) }));
+  tool('preview_statement', (request) => previewImport(db, request));
+  tool('import_statement', (request) => importStatement(db, request, author));
   // D18: the tools never change while a client is connected (a new server per request).
   server.server.registerCapabilities({ tools: { listChanged: false } });
 

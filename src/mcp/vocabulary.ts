@@ -9,6 +9,14 @@ import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 export function describeTools(w: Words): Record<ToolName, string> {
   const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
   const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
+  /** What a statement is for: an asset account (the bank, the cash box) or a liability (a card). */
+  const statementAccount = `an account of kind asset (${w.kinds.asset}) or liability (${w.kinds.liability})`;
+  const naturalSign = "cents in the account's natural sign (money in an asset account positive, a card's debt positive)";
+  const comesBack = `what comes back every week, month or year (${w.happened.in.toLowerCase()} such as ${w.source}, ${w.happened.out.toLowerCase()} such as ${w.purpose})`;
+  const statementFile =
+    'format is camt053 (ISO 20022 camt.053 XML), ofx (OFX or QFX) or csv (then csv names the columns, date format and ' +
+    'decimal mark); content is the file\'s text; account_id is the account the statement is for and unmatched_account_id ' +
+    'the counter account of lines no import rule matches';
   return {
     list_accounts: `List every account with its id, name and kind (${kinds}).`,
     create_account: `Create an account with a unique name (at most ${ACCOUNT_NAME_MAX} characters) and a kind (${kinds}).`,
@@ -44,5 +52,34 @@ export function describeTools(w: Words): Record<ToolName, string> {
     search_transactions:
       'Find transactions by words in their description (any case) or by an account they touch, between optional ' +
       `dates; newest first, at most limit (default ${LIST_LIMIT_DEFAULT}).`,
+    get_reconciliation:
+      `Read how ${statementAccount} stands against its bank statements: the last reconciliation, the reconciled ` +
+      `balance, the book balance as of as_of (default today) and every transaction not reconciled yet, oldest first; ${naturalSign}.`,
+    reconcile_account:
+      'Reconcile an account with a bank statement: the entries reconciled before plus those of transaction_ids (left out: ' +
+      'every unreconciled one dated on or before statement_date) must come to statement_balance_cents, the statement\'s ' +
+      `closing balance in ${naturalSign}; then they are all reconciled at once and can no longer be changed or deleted. ` +
+      'When they do not agree nothing changes and the refusal says both figures and difference_cents.',
+    list_schedules: `List the schedules: ${comesBack}, soonest next_on first, each with its entries.`,
+    create_schedule:
+      `Create a schedule for ${comesBack}: entries as for record_transaction (summing to zero), the first date start_on, ` +
+      'then every interval (default 1) weeks, months or years until until_on (a month keeps start_on\'s day, or the ' +
+      'month\'s last). mode "post" records each occurrence by itself on its date; "remind" lists it in list_due for a person to post.',
+    list_due:
+      'List the occurrences of schedules waiting for a decision through the date through (default today): "remind" ' +
+      'ones not yet posted or skipped, and "post" ones that could not be posted (blocked says why: a closed period, a deleted account).',
+    post_due: 'Record one occurrence of a schedule now (schedule_id and occurs_on from list_due), as the schedule says; it answers the transaction.',
+    list_attachments:
+      'List the files kept with a transaction (photos or PDFs of receipts and invoices): name, type, size and sha256, ' +
+      'oldest first. The files themselves are not sent.',
+    preview_statement:
+      `Read a bank statement file without writing anything: ${statementFile}. Each line shows its date, description, amount ` +
+      '(money into the account positive), counter account, duplicate_of (already imported) and match_of (a transaction typed by ' +
+      'hand that the line is; link it with import_statement\'s matches); the statement\'s opening and closing balances, the ' +
+      'book\'s balance on the closing date after the import (book_closing_cents) and whether they agree.',
+    import_statement:
+      `Import a bank statement: the same arguments as preview_statement, and matches [{line, transaction_id}] pairing lines ` +
+      'with their match_of from the preview: those lines create nothing but are linked to the transaction typed by hand. ' +
+      'Every other new line becomes a transaction; duplicates are left out. A line at fault refuses the whole file and nothing is written.',
   };
 }
