@@ -103,7 +103,7 @@ const PIECE_BYTES = 768 * 1024;
 /** No line of ours comes near this (a row of the book is at most a few MiB): a longer one is damage. */
 const MAX_LINE_BYTES = 32 << 20;
 /** How many bytes go by between two collections of the garbage they leave (see `collecting`). */
-const COLLECT_EVERY_BYTES = 4 << 20;
+const COLLECT_EVERY_BYTES = 2 << 20;
 /** A header line is short; a file whose first line is not is no backup. */
 const MAX_HEADER_BYTES = 64 << 10;
 /** How much of the file is read at a time. */
@@ -230,22 +230,26 @@ const ATTACHMENT_COLUMNS = getTableConfig(attachments).columns.map((c) => c.name
 
 /**
  * D22: each receipt as a line of its row without the bytes, then its bytes in base64 lines of
- * PIECE_BYTES each, cut by the database: no receipt is ever whole in this process.
+ * PIECE_BYTES each, cut by the database (one query per piece, in the same snapshot): no receipt is
+ * ever whole in this process, and the server sorts nothing.
  */
 async function* attachmentLines(tx: Db, counts: Counts): AsyncGenerator<string> {
   const columns = sql.join(ATTACHMENT_COLUMNS.map((c) => sql`a.${sql.identifier(c)}`), sql`, `);
-  const statement = sql`
-    select a.id, case when g.start = 0 then (select row_to_json(r) from (select ${columns}) r)::text end as row,
-           replace(encode(substring(a.bytes from g.start + 1 for ${PIECE_BYTES}), 'base64'), E'\n', '') as bytes
-    from attachments a cross join lateral generate_series(0, greatest(octet_length(a.bytes) - 1, 0), ${PIECE_BYTES}) g(start)
-    order by a.id, g.start`;
-  for await (const batch of transactionCursorRows<{ id: number; row: string | null; bytes: string }>(tx, statement, 1)) {
-    for (const piece of batch) {
-      if (piece.row !== null) {
-        yield `{"table":"attachments","rows":[${piece.row}]}`;
-        counts.attachments++;
+  const receipts = sql`
+    select a.id, octet_length(a.bytes) as size, (select row_to_json(r) from (select ${columns}) r)::text as row
+    from attachments a order by a.id`;
+  for await (const batch of transactionCursorRows<{ id: number; size: number; row: string }>(tx, receipts, ROWS_PER_FETCH)) {
+    for (const receipt of batch) {
+      yield `{"table":"attachments","rows":[${receipt.row}]}`;
+      counts.attachments++;
+      for (let start = 0; start < receipt.size; start += PIECE_BYTES) {
+        const [piece] = rowsOf<{ bytes: string }>(
+          await tx.execute(sql`
+            select replace(encode(substring(bytes from ${start + 1} for ${PIECE_BYTES}), 'base64'), E'\n', '') as bytes
+            from attachments where id = ${receipt.id}`),
+        );
+        yield `{"attachment":${receipt.id},"bytes":"${piece!.bytes}"}`;
       }
-      if (piece.bytes !== '') yield `{"attachment":${piece.id},"bytes":"${piece.bytes}"}`;
     }
   }
 }
