@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newDataRoot, stopEmbedded } from './support/embedded';
@@ -265,5 +266,98 @@ describe('the data directory is the service\'s alone (D14)', () => {
     mkdirSync(closed, { mode: 0o700 });
     chmodSync(closed, 0o700);
     expectOneLineRefusal(await list(path.join(closed, 'data')), /runs as the system user postgres, which cannot enter .*closed/);
+  }, 60_000);
+});
+
+// D23: a volume's mount point is an existing empty directory that can be neither replaced nor
+// written beside (`docker run -v ledger-data:/data`): the cluster is made inside it.
+describe('an existing empty directory that cannot be replaced (a volume\'s mount point) is the data directory (D23)', () => {
+  let root: string;
+  const mounts: string[] = [];
+  const dirs: string[] = [];
+  beforeAll(() => {
+    root = newDataRoot('ledger-mount-point-');
+  });
+  afterAll(async () => {
+    for (const dir of dirs) await stopEmbedded(dir).catch(() => {});
+    for (const mount of mounts) spawnSync('umount', ['-l', mount]);
+    for (const dir of dirs) chmodSync(path.dirname(dir), 0o755);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /**
+   * An empty 0700 directory of the service's user whose parent it cannot write, as `/data` in a
+   * container: as root (who writes anywhere) a mount point, a bind mount of the directory on itself.
+   */
+  function mountPoint(name: string, entries: string[] = []): string {
+    const parent = path.join(root, name);
+    mkdirSync(parent, { mode: 0o755 });
+    const dir = path.join(parent, 'data');
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o700);
+    if (IS_ROOT) {
+      const account = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))!.split(':');
+      chownSync(dir, Number(account[2]), Number(account[3]));
+      const mounted = spawnSync('mount', ['--bind', dir, dir], { encoding: 'utf8' });
+      if (mounted.status !== 0) throw new Error(`mount --bind: ${mounted.stderr}`);
+      mounts.push(dir);
+    }
+    for (const entry of entries) writeFileSync(path.join(dir, entry), 'not a cluster\n');
+    chmodSync(parent, 0o555);
+    dirs.push(dir);
+    return dir;
+  }
+  const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('.ledger-init') || name.startsWith('..ledger-init'));
+
+  it('serve makes the cluster inside it (0700, the password file 0600, nothing left over) and a later serve keeps the data', async () => {
+    const dir = mountPoint('volume');
+    const env = async () => ({ DATABASE_URL: `file:${dir}`, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' });
+    const first = await startServe({ env: await env(), cwd: root });
+    try {
+      expect(await (await fetch(`${first.url}/health`)).text()).toBe('ok');
+      const added = await runLedger(['user', 'add', 'volume@example.com'], { env: { DATABASE_URL: `file:${dir}` }, cwd: root });
+      expect(added.stderr).toBe('');
+    } finally {
+      expect((await first.stop()).code).toBe(0);
+    }
+    expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(dir, 'ledger-password')).mode & 0o777).toBe(0o600);
+    expect(leftovers(dir)).toEqual([]);
+    expect(readdirSync(path.dirname(dir))).toEqual(['data']);
+    const second = await startServe({ env: await env(), cwd: root });
+    try {
+      expect((await runLedger(['user', 'list'], { env: { DATABASE_URL: `file:${dir}` }, cwd: root })).stdout).toContain('volume@example.com');
+    } finally {
+      expect((await second.stop()).code).toBe(0);
+    }
+    expect(postmaster(dir)).toBeUndefined();
+  }, 90_000);
+
+  it('two serves and an admin command started together on it: one cluster is made, one serve serves, the other exits with one line', async () => {
+    const dir = mountPoint('raced-volume');
+    const env = async () => ({ DATABASE_URL: `file:${dir}`, BIND_ADDR: `127.0.0.1:${await freePort()}`, WEB_BIND_ADDR: 'off' });
+    const [a, b, added] = await Promise.allSettled([
+      startServe({ env: await env(), cwd: root }),
+      startServe({ env: await env(), cwd: root }),
+      runLedger(['user', 'add', 'first@example.com'], { env: { DATABASE_URL: `file:${dir}` }, cwd: root }),
+    ]);
+    const serving = [a, b].filter((r): r is PromiseFulfilledResult<ServeProcess> => r.status === 'fulfilled');
+    expect(serving, String([a, b].map((r) => (r.status === 'rejected' ? r.reason : 'served')))).toHaveLength(1);
+    expect(String(([a, b].find((r) => r.status === 'rejected') as PromiseRejectedResult).reason)).toMatch(/already in use by process \d+/);
+    expect(added.status === 'fulfilled' && added.value.stderr).toBe('');
+    expect(leftovers(dir)).toEqual([]);
+    const winner = serving[0]!.value;
+    expect((await winner.stop()).code, JSON.stringify(winner.logs.filter((l) => l.level !== 'info'))).toBe(0);
+    expect(postmaster(dir)).toBeUndefined();
+  }, 90_000);
+
+  it('a non-empty one that holds no cluster is refused with one line, and nothing is written in it', async () => {
+    const dir = mountPoint('full-volume', ['notes.txt']);
+    expectOneLineRefusal(
+      await runLedger(['user', 'list'], { env: { DATABASE_URL: `file:${dir}` }, cwd: root }),
+      /is not empty and holds no Ledger database/,
+    );
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, lstatSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type postgres from 'postgres';
@@ -87,6 +88,7 @@ type Role = 'serve' | 'admin';
 export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDatabase> {
   const bin = await binaries();
   const user = clusterUser();
+  if (madeInPlace(dir)) await initialiseInPlace(dir, bin, user);
   prepareDirectory(dir, user);
   const location = embeddedLocation(dir);
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin, user);
@@ -99,6 +101,145 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
     if (ours.started) await stopStartedCluster(location, bin, user).catch(() => {});
     throw error;
   }
+}
+
+/*
+ * D23: an existing empty directory, such as a volume's mount point (`/data` in a container), can be
+ * neither replaced by a directory made beside it nor written beside (its parent is not ours), so
+ * the cluster is made inside it, with the same guarantee as a new directory's: processes starting
+ * together never both write a cluster into it. Each makes a complete cluster of its own in a
+ * hidden directory inside (initialise(), as for a new directory), then claims the directory by
+ * linking a file naming it to `.ledger-init` (link fails when the name exists: one claim wins).
+ * The claimed cluster's entries are then renamed into the directory, PG_VERSION last: a cluster
+ * is whole once PG_VERSION is there. Anyone finding a claim and no PG_VERSION (the claimant
+ * meanwhile, or killed) renames whatever is left: a rename of an entry already moved finds
+ * nothing, and each helper moves PG_VERSION only after everything else, so none moves it early.
+ * The claimed directory has a name used once, so a helper never moves another cluster's files;
+ * a claim linked after a cluster was finished finds PG_VERSION there and is discarded.
+ */
+
+/** The claim: a file naming the hidden cluster chosen to become the directory's. */
+const CLAIM = '.ledger-init';
+
+/** A hidden cluster in the making, initialise()'s own directory for it, and a claim's file. */
+const IN_PROGRESS = /^(\.ledger-init(-[0-9a-f]{12}(\.claim)?)?|\.\.ledger-init-[0-9a-f]{12}\.new-[0-9a-f]{12})$/;
+
+/** An existing directory with no cluster that is empty, or holds one in the making. */
+function madeInPlace(dir: string): boolean {
+  try {
+    if (!lstatSync(dir).isDirectory() || existsSync(path.join(dir, 'PG_VERSION'))) return false;
+    const entries = readdirSync(dir);
+    return entries.includes(CLAIM) || entries.every((name) => IN_PROGRESS.test(name));
+  } catch {
+    return false; // not there: initialise() makes it whole
+  }
+}
+
+async function initialiseInPlace(dir: string, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
+  ensureOurs(dir, user);
+  const done = () => existsSync(path.join(dir, 'PG_VERSION'));
+  for (let attempt = 0; attempt < 5 && !done(); attempt++) {
+    const claimed = readClaim(dir);
+    // Read after the claim: a claim linked once the cluster was whole is discarded, not moved.
+    if (claimed && !done()) moveIn(dir, claimed);
+    if (claimed) continue;
+    const name = `.ledger-init-${randomBytes(6).toString('hex')}`;
+    try {
+      await initialise(path.join(dir, name), bin, user);
+    } catch (error) {
+      if (done()) return; // another made it meanwhile and cleared ours away
+      throw error;
+    }
+    // 'wx': a new file, never through a planted symlink; link: the claim exists once.
+    const note = path.join(dir, `${name}.claim`);
+    let won = false;
+    try {
+      writeFileSync(note, name, { mode: 0o600, flag: 'wx' });
+      linkSync(note, path.join(dir, CLAIM));
+      won = true;
+    } catch (error) {
+      if (done()) return; // made meanwhile, which cleared our files away
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(note, { force: true });
+    }
+    if (won && !done()) {
+      moveIn(dir, name);
+      // Made whole: what other processes left, killed or still making theirs (theirs then fails,
+      // they find PG_VERSION and go on; each also removes its own). As far as it goes.
+      for (const entry of readdirSync(dir)) {
+        if (IN_PROGRESS.test(entry)) {
+          try {
+            rmSync(path.join(dir, entry), { recursive: true, force: true });
+          } catch {
+            // being written by its maker, which removes it
+          }
+        }
+      }
+      return;
+    }
+    if (won) removeClaim(dir, name);
+    rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+  if (!done()) throw new StartupError(`the embedded database could not be created in ${dir}: its cluster is being made by another process`);
+}
+
+/** D14 before anything is written in it: the empty directory passes every check of a new one. */
+function ensureOurs(dir: string, user: ClusterUser | undefined): void {
+  if (readdirSync(dir).length === 0) {
+    try {
+      prepareDirectory(dir, user);
+      return;
+    } catch (error) {
+      // Only its emptiness may have failed, by another process starting on it meanwhile.
+      if (readdirSync(dir).length === 0 || !madeInPlace(dir)) throw error;
+    }
+  }
+  // One in the making: whoever began checked it, and it is ours if its owner is who we run it as.
+  if (statSync(dir).uid !== (user?.uid ?? process.getuid?.())) {
+    throw new StartupError(`${dir} belongs to another user; the data directory must be the service's own`);
+  }
+}
+
+/** The hidden cluster the claim names, if a claim is there. */
+function readClaim(dir: string): string | undefined {
+  try {
+    const name = readFileSync(path.join(dir, CLAIM), 'utf8');
+    return /^\.ledger-init-[0-9a-f]{12}$/.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the claim if it still names `name`. */
+function removeClaim(dir: string, name: string): void {
+  if (readClaim(dir) === name) rmSync(path.join(dir, CLAIM), { force: true });
+}
+
+/** Renames the claimed cluster's entries into the directory, PG_VERSION last; an entry gone was moved by another. */
+function moveIn(dir: string, name: string): void {
+  const from = path.join(dir, name);
+  let entries: string[];
+  try {
+    if (!lstatSync(from).isDirectory()) return;
+    entries = readdirSync(from);
+  } catch {
+    entries = [];
+  }
+  for (const entry of [...entries.filter((e) => e !== 'PG_VERSION'), 'PG_VERSION']) {
+    try {
+      renameSync(path.join(from, entry), path.join(dir, entry));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  try {
+    rmdirSync(from);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTEMPTY') throw error;
+  }
+  removeClaim(dir, name);
 }
 
 /** Joins the running cluster, or starts it (`ours.started` then says so), and takes our lock. */
