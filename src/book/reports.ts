@@ -57,19 +57,31 @@ interface AccountBalance {
   balance_cents: number;
 }
 
-/** Every account (GET /accounts order) with its natural balance over entries whose transaction matches `range`. */
-async function balancesWhere(db: Db, range: SQL | undefined): Promise<AccountBalance[]> {
+/** The one statement of a balances report: every account with the raw sum of its entries in `range`. */
+function balancesStatement(db: Db, range: SQL | undefined) {
   const sums = db
     .select({ accountId: entries.accountId, total: sql<string>`sum(${entries.amountCents})`.as('total') })
     .from(entries)
     .where(range)
     .groupBy(entries.accountId)
     .as('sums');
-  const rows = await db
+  return db
     .select({ id: accounts.id, name: accounts.name, kind: accounts.kind, total: sums.total })
     .from(accounts)
     .leftJoin(sums, eq(sums.accountId, accounts.id))
     .orderBy(asc(accounts.kind), sql`lower(${accounts.name}) collate "C"`, sql`${accounts.name} collate "C"`);
+}
+
+/** The statements of the balance sheet and the income statement, for scripts/bench-reports.ts's EXPLAIN. */
+export const reportStatements = {
+  balanceSheet: (db: Db, asOf: string) => balancesStatement(db, lte(entries.occurredOn, asOf)).toSQL(),
+  incomeStatement: (db: Db, from: string, to: string) =>
+    balancesStatement(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to))).toSQL(),
+};
+
+/** Every account (GET /accounts order) with its natural balance over entries whose transaction matches `range`. */
+async function balancesWhere(db: Db, range: SQL | undefined): Promise<AccountBalance[]> {
+  const rows = await balancesStatement(db, range);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
