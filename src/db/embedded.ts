@@ -127,7 +127,7 @@ const IN_PROGRESS = /^(\.ledger-init(-[0-9a-f]{12}(\.claim)?)?|\.\.ledger-init-[
 /** An existing directory with no cluster that is empty, or holds one in the making. */
 function madeInPlace(dir: string): boolean {
   try {
-    if (!lstatSync(dir).isDirectory() || existsSync(path.join(dir, 'PG_VERSION'))) return false;
+    if (!statSync(dir).isDirectory() || existsSync(path.join(dir, 'PG_VERSION'))) return false;
     const entries = readdirSync(dir);
     return entries.includes(CLAIM) || entries.every((name) => IN_PROGRESS.test(name));
   } catch {
