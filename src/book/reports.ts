@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lte, max, min, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, max, min, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
 import { accounts, entries, transactions, type AccountKind } from '../db/schema';
@@ -57,18 +57,29 @@ interface AccountBalance {
   balance_cents: number;
 }
 
-/** The one statement of a balances report: every account with the raw sum of its entries in `range`. */
-function balancesStatement(db: Db, range: SQL | undefined) {
+/** The kinds of the income statement: it reads only their accounts' entries. */
+const INCOME_STATEMENT_KINDS: AccountKind[] = ['income', 'expense'];
+
+/**
+ * The one statement of a balances report: every account (of `kinds`, when given) with the raw sum
+ * of its entries in `range`. With `kinds`, only those accounts' entries are read, found through
+ * entries_account_id_occurred_on_idx for all of them at once (`account_id = any(array(…))`): a
+ * year of a five-year book is then read from a fifth of the heap instead of the whole of it
+ * (issue 31 item 5: the income statement at 1,000,000 entries, ~5× less work).
+ */
+function balancesStatement(db: Db, range: SQL | undefined, kinds?: AccountKind[]) {
+  const ofKinds = kinds && sql`${entries.accountId} = any(array(select ${accounts.id} from ${accounts} where ${inArray(accounts.kind, kinds)}))`;
   const sums = db
     .select({ accountId: entries.accountId, total: sql<string>`sum(${entries.amountCents})`.as('total') })
     .from(entries)
-    .where(range)
+    .where(and(range, ofKinds))
     .groupBy(entries.accountId)
     .as('sums');
   return db
     .select({ id: accounts.id, name: accounts.name, kind: accounts.kind, total: sums.total })
     .from(accounts)
     .leftJoin(sums, eq(sums.accountId, accounts.id))
+    .where(kinds && inArray(accounts.kind, kinds))
     .orderBy(asc(accounts.kind), sql`lower(${accounts.name}) collate "C"`, sql`${accounts.name} collate "C"`);
 }
 
@@ -76,12 +87,12 @@ function balancesStatement(db: Db, range: SQL | undefined) {
 export const reportStatements = {
   balanceSheet: (db: Db, asOf: string) => balancesStatement(db, lte(entries.occurredOn, asOf)).toSQL(),
   incomeStatement: (db: Db, from: string, to: string) =>
-    balancesStatement(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to))).toSQL(),
+    balancesStatement(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to)), INCOME_STATEMENT_KINDS).toSQL(),
 };
 
-/** Every account (GET /accounts order) with its natural balance over entries whose transaction matches `range`. */
-async function balancesWhere(db: Db, range: SQL | undefined): Promise<AccountBalance[]> {
-  const rows = await balancesStatement(db, range);
+/** Every account (of `kinds`; GET /accounts order) with its natural balance over entries whose transaction matches `range`. */
+async function balancesWhere(db: Db, range: SQL | undefined, kinds?: AccountKind[]): Promise<AccountBalance[]> {
+  const rows = await balancesStatement(db, range, kinds);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -138,7 +149,7 @@ export async function balanceSheetReport(db: Db, query: v.InferOutput<typeof AsO
 /** D7: GET /reports/income-statement. */
 export async function incomeStatementReport(db: Db, query: v.InferOutput<typeof PeriodSchema>): Promise<v.InferOutput<typeof IncomeStatement>> {
   const { from, to } = await resolvePeriod(db, query);
-  const balances = await balancesWhere(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to)));
+  const balances = await balancesWhere(db, and(gte(entries.occurredOn, from), lte(entries.occurredOn, to)), INCOME_STATEMENT_KINDS);
   const income = sectionOf(balances, 'income');
   const expenses = sectionOf(balances, 'expense');
   return { from, to, income, expenses, net_cents: cents(BigInt(income.total_cents) - BigInt(expenses.total_cents)) };
