@@ -1,9 +1,9 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { createMiddleware } from 'hono/factory';
 import { describeFault } from '../log';
-import { createLedgerMcpServer } from '../mcp/tools';
+import { createLedgerMcpServer, type McpContext } from '../mcp/tools';
 import type { AppEnv } from './context';
 import { GENERIC_FAULT } from './errors';
 import { ErrorBody } from './replies';
@@ -29,10 +29,31 @@ const requireOwnOrigin = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * D8: the Streamable HTTP transport, stateless, with JSON responses: a server and a transport per
- * request. GET (the server-to-client stream) and DELETE (session end) have nothing to do without
- * sessions: 405 (stack notes: a stateless GET stream never closes).
+ * D24: one server definition (src/mcp/tools.ts) serves every protocol revision, built anew for
+ * each request. Revision 2026-07-28 (a request carries its revision in `_meta`; `server/discover`;
+ * the `Mcp-Method` and `Mcp-Name` headers checked against the body) goes to the SDK's per-request
+ * handler. Requests of 2025-11-25 and earlier (the `initialize` handshake, then plain requests)
+ * take D8's stateless Streamable HTTP transport with JSON responses: the SDK's own legacy
+ * fallback would answer them as event streams. `isLegacyRequest` is the SDK's own routing
+ * decision, so the two legs never disagree about a request. The tier, the Origin check and the
+ * body limit (D6's 1 MiB, below the SDK's own 4 MiB) have run before either.
  */
+async function serveMcp(request: Request, context: McpContext): Promise<Response> {
+  const factory = () => createLedgerMcpServer(context);
+  if (await isLegacyRequest(request)) {
+    const server = await factory();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  }
+  const modern = createMcpHandler(factory, { legacy: 'reject' });
+  return modern.fetch(request);
+}
+
 // D8: JSON-RPC 2.0 over the Streamable HTTP transport (JSON responses, stateless).
 const JsonRpcId = v.union([v.string(), int]);
 const JsonRpcRequest = v.object({
@@ -77,8 +98,8 @@ export const mcpRoutes = [
     },
     // The transport reads and answers the body itself (JSON-RPC errors); the schema only describes it.
     { before: [requireOwnOrigin], validatesItself: true },
-    async (c) => {
-      const server = await createLedgerMcpServer({
+    (c) =>
+      serveMcp(c.req.raw, {
         db: c.var.db,
         author: authorOf(c),
         // Error rule 3, as answerError does for a route: the detail to the log, the fixed sentence to the caller.
@@ -86,18 +107,7 @@ export const mcpRoutes = [
           c.var.log.error('mcp.fault', { tool, ...describeFault(error) });
           return GENERIC_FAULT;
         },
-      });
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(c.req.raw);
-      } finally {
-        await server.close();
-      }
-    },
+      }),
   ),
   route(
     {

@@ -1,8 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, type CallToolResult, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import { z } from 'zod';
 import { createAccount, listAccounts } from '../book/accounts';
 import { balanceSheetReport, balancesReport, incomeStatementReport, monthlyReport } from '../book/reports';
 import { getSettings } from '../book/settings';
@@ -45,23 +43,37 @@ import { ARGS, LIST_LIMIT_DEFAULT, REPORTS, unknownArgument, type ArgsOf, type T
 import { VOCABULARY } from '../book/vocabulary';
 import { describeTools } from './vocabulary';
 
-/**
- * The SDK checks arguments against the zod schema it advertises, and answers a failure with its own
- * "Input validation error" and zod's text (not D8's message). So the zod schema given to it accepts
- * any object and only carries, as JSON Schema metadata, the valibot schema's JSON form (converted
- * as for /openapi.json); the valibot schema then checks the arguments inside the tool. Outputs are
- * advertised the same way, so that each shape is written once, in valibot.
- */
-function advertised(schema: v.GenericSchema, typeMode: 'input' | 'output') {
+type JsonSchema = Record<string, unknown>;
+type Arguments = Record<string, unknown>;
+
+/** A schema's JSON form, converted as for /openapi.json; an input names every argument there is (D18). */
+function jsonSchemaOf(schema: v.GenericSchema, typeMode: 'input' | 'output'): JsonSchema {
   const { $schema: _, ...json } = toJsonSchema(schema, { typeMode, errorMode: 'ignore' });
-  // D18: an input names every argument there is.
-  return z.looseObject({}).meta(typeMode === 'input' ? { ...json, additionalProperties: false } : json);
+  return typeMode === 'input' ? { ...json, additionalProperties: false } : json;
 }
 
-type Advertised = ReturnType<typeof advertised>;
+/**
+ * D24: the one adapter between our schemas and the SDK, which takes Standard Schemas. The SDK
+ * checks arguments against the schema it is given and answers a failure with its own "Input
+ * validation error" (not D8's message), so what it is given accepts any value and only carries,
+ * as its JSON Schema, the valibot schema's JSON form; the valibot schema then checks the
+ * arguments inside the tool (`parse`), and the output before it answers (`run`). Each shape is
+ * written once, in valibot, and every protocol revision lists the same JSON.
+ */
+function advertised(json: JsonSchema): StandardSchemaWithJSON<Arguments> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'ledger',
+      validate: (value) => ({ value: value as Arguments }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
+
 const INPUT_SCHEMAS = Object.fromEntries(
-  Object.entries(ARGS).map(([name, schema]) => [name, advertised(schema, 'input')]),
-) as Record<ToolName, Advertised>;
+  Object.entries(ARGS).map(([name, schema]) => [name, jsonSchemaOf(schema, 'input')]),
+) as Record<ToolName, JsonSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Structured output (D8), in the shapes of the HTTP routes (src/book/views.ts; D7 for reports). Checked
@@ -106,8 +118,8 @@ const OUTPUT = {
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
 const OUTPUT_SCHEMAS = Object.fromEntries(
-  Object.entries(OUTPUT).map(([name, schema]) => [name, advertised(schema, 'output')]),
-) as Record<ToolName, Advertised>;
+  Object.entries(OUTPUT).map(([name, schema]) => [name, jsonSchemaOf(schema, 'output')]),
+) as Record<ToolName, JsonSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Running a tool.
@@ -200,18 +212,22 @@ const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
   import_statement: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
 };
 
-/** D8: a new MCP server per request (stateless transport), with the tools in the instance's vocabulary. */
+/**
+ * D8, D24: a new MCP server per request (stateless), the same on every protocol revision, with the
+ * tools in the instance's vocabulary. D18: the tools never change while a client is connected, so
+ * the server does not claim `listChanged`.
+ */
 export async function createLedgerMcpServer(context: McpContext): Promise<McpServer> {
   const { db, author } = context;
-  const descriptions = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
-  const server = new McpServer({ name: 'ledger', version: '0.1.0' });
+  const words = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
+  const server = new McpServer({ name: 'ledger', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } } });
 
   const tool = <N extends ToolName>(name: N, body: (args: ArgsOf<N>) => Promise<OutputOf<N>>) => {
-    // Typed without N: the SDK cannot resolve its callback's argument type on a generic index.
-    const inputSchema: Advertised = INPUT_SCHEMAS[name];
-    const outputSchema: Advertised = OUTPUT_SCHEMAS[name];
-    server.registerTool(name, { description: descriptions[name], inputSchema, outputSchema, annotations: ANNOTATIONS[name] }, (raw) =>
-      run(context, name, () => body(parse(name, raw))),
+    const { title, description } = words[name];
+    server.registerTool(
+      name,
+      { title, description, inputSchema: advertised(INPUT_SCHEMAS[name]), outputSchema: advertised(OUTPUT_SCHEMAS[name]), annotations: ANNOTATIONS[name] },
+      (raw: Arguments) => run(context, name, () => body(parse(name, raw))),
     );
   };
 
@@ -273,8 +289,5 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('list_attachments', async ({ transaction_id }) => ({ attachments: await listAttachments(db, transaction_id) }));
   tool('preview_statement', (request) => previewImport(db, request));
   tool('import_statement', (request) => importStatement(db, request, author));
-  // D18: the tools never change while a client is connected (a new server per request).
-  server.server.registerCapabilities({ tools: { listChanged: false } });
-
   return server;
 }

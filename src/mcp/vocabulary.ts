@@ -3,10 +3,48 @@ import { accountKind } from '../db/schema';
 import type { Words } from '../book/vocabulary';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 
-// The tools' descriptions, in the words of the instance's book style (D12, src/book/vocabulary.ts).
+// The tools' titles and descriptions, in the words of the instance's book style (D12, src/book/vocabulary.ts).
 
-/** Every tool description, built from the words of one book style only. */
-export function describeTools(w: Words): Record<ToolName, string> {
+/** Every tool's title (a name for people, from MCP 2025-06-18 on) and description, from the words of one book style only. */
+export function describeTools(w: Words): Record<ToolName, { title: string; description: string }> {
+  const titles = titleTools(w);
+  const descriptions = toolDescriptions(w);
+  return Object.fromEntries(
+    Object.entries(titles).map(([name, title]) => [name, { title, description: descriptions[name as ToolName] }]),
+  ) as Record<ToolName, { title: string; description: string }>;
+}
+
+function titleTools(w: Words): Record<ToolName, string> {
+  return {
+    list_accounts: 'List accounts',
+    create_account: 'Create an account',
+    get_settings: 'Read the settings',
+    list_transactions: 'List transactions',
+    delete_transaction: 'Delete a transaction',
+    record_transaction: 'Record a transaction',
+    record_money_in: w.moneyIn,
+    record_money_out: w.moneyOut,
+    move_money: w.move,
+    get_report: 'Read a report',
+    get_transaction: 'Read a transaction',
+    update_transaction: 'Correct a transaction',
+    restore_transaction: 'Restore a deleted transaction',
+    rename_account: 'Rename an account',
+    list_changes: 'Read the history',
+    search_transactions: 'Find transactions',
+    get_reconciliation: 'Where an account stands against its statements',
+    reconcile_account: 'Reconcile an account with a statement',
+    list_schedules: 'List schedules',
+    create_schedule: 'Create a schedule',
+    list_due: 'List what is due',
+    post_due: 'Record a due occurrence',
+    list_attachments: "List a transaction's files",
+    preview_statement: 'Preview a bank statement',
+    import_statement: 'Import a bank statement',
+  };
+}
+
+function toolDescriptions(w: Words): Record<ToolName, string> {
   const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
   const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
   /** What a statement is for: an asset account (the bank, the cash box) or a liability (a card). */
