@@ -49,7 +49,8 @@ export interface Wording {
   reader?: string;
 }
 
-const UNITS: Record<Every, [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] };
+/** A unit of a schedule, in the singular and the plural (the web app's "How often" choice words it so too). */
+export const UNITS: Record<Every, [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] };
 
 /** "Every month", "Every 2 weeks". */
 export function howOften(every: Every, interval: number): string {

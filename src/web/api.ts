@@ -125,6 +125,38 @@ export async function download(path: string, fallbackName: string): Promise<void
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** The API's address of `path`, for a request the helpers above do not make (an upload with progress). */
+export const apiUrl = (path: string) => `${apiOrigin}${path}`;
+
+/** The bytes of an answer (a receipt, D22) with the session cookie; a refusal is thrown as an ApiError. */
+export async function apiBlob(path: string): Promise<Blob> {
+  return (await send('GET', path)).blob();
+}
+
+/**
+ * D22: a file sent as the body of a POST with its own type, its progress reported as it goes
+ * (fetch reports no upload progress: XMLHttpRequest's `upload.onprogress` does), with the session
+ * cookie; the JSON answer, or the refusal thrown as an ApiError like any other.
+ */
+export function upload<T>(path: string, file: Blob, onProgress: (sent: number, total: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', apiUrl(path));
+    request.withCredentials = true;
+    request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+    request.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
+    request.onerror = () => reject(new ApiError(0, 'the file could not be sent: the connection failed'));
+    request.onload = () => {
+      if (request.status >= 200 && request.status < 300) return resolve(JSON.parse(request.responseText) as T);
+      void refusalOf(new Response(request.responseText, { status: request.status })).then((refusal) => {
+        if (request.status === 401 && refusal.message === AUTHENTICATION_REQUIRED) sessionLost();
+        reject(refusal);
+      });
+    };
+    request.send(file);
+  });
+}
+
 // The shapes the API answers: the output types of the server's own valibot schemas (type-only
 // imports of the views modules: nothing of the server is bundled).
 import type * as v from 'valibot';
@@ -132,6 +164,7 @@ import type { ImportRequestSchema } from '../book/imports/booking';
 import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
 import type {
   Account as AccountShape,
+  Attachment as AttachmentShape,
   Change as ChangeShape,
   DueOccurrence as DueOccurrenceShape,
   Forecast as ForecastShape,
@@ -154,6 +187,14 @@ import type { Client } from '../oauth/views';
 export type Kind = AccountKind;
 export type BookStyle = ServerBookStyle;
 export type Account = v.InferOutput<typeof AccountShape>;
+/** D22: a receipt kept with a transaction (its metadata; the bytes are GET /attachments/{id}). */
+export type Attachment = v.InferOutput<typeof AttachmentShape>;
+/** D22: GET /attachments/usage. */
+export interface ReceiptsUsage {
+  used_bytes: number;
+  count: number;
+  limit_bytes: number;
+}
 export type Transaction = v.InferOutput<typeof TransactionShape>;
 export type Section = v.InferOutput<typeof SectionShape>;
 export type AccountRegister = v.InferOutput<typeof Register>;

@@ -170,19 +170,26 @@ function periodInWords({ from, to }: Period): string {
   return 'Every transaction of the book, as a file:';
 }
 
+/** A file the API hands out (D17, D22): the button's words, its path, and the name it is saved under when the API names none. */
+export interface DownloadFile {
+  label: string;
+  path: string;
+  fallbackName: string;
+}
+
 /**
- * Buttons that download the transactions of `period` (the whole book where a date is empty) as
- * CSV, an hledger journal or a Beancount file (D17), with the API's message when one fails.
+ * Buttons that each download a file of the API (D17: named as its Content-Disposition says),
+ * described by `hint`, with the API's message when one fails; all disabled while one downloads.
  */
-export function ExportButtons({ period }: { period: Period }) {
-  const hint = useId();
+export function Downloads({ files, hint, label = 'Downloads' }: { files: DownloadFile[]; hint: string; label?: string }) {
+  const hintId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const save = async (file: (typeof EXPORTS)[number]) => {
+  const save = async (file: DownloadFile) => {
     setBusy(true);
     setError(null);
     try {
-      await download(withQuery(file.path, period), file.fallbackName);
+      await download(file.path, file.fallbackName);
     } catch (e) {
       setError(`${file.label} failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
@@ -191,11 +198,11 @@ export function ExportButtons({ period }: { period: Period }) {
   };
   return (
     <div className="stack exports">
-      <p className="muted" id={hint}>
-        {periodInWords(period)}
+      <p className="muted" id={hintId}>
+        {hint}
       </p>
-      <div className="row" role="group" aria-label="Downloads" aria-describedby={hint}>
-        {EXPORTS.map((file) => (
+      <div className="row" role="group" aria-label={label} aria-describedby={hintId}>
+        {files.map((file) => (
           <button key={file.path} type="button" className="secondary" disabled={busy} onClick={() => void save(file)}>
             {file.label}
           </button>
@@ -204,4 +211,12 @@ export function ExportButtons({ period }: { period: Period }) {
       <ErrorNote error={error} />
     </div>
   );
+}
+
+/**
+ * Buttons that download the transactions of `period` (the whole book where a date is empty) as
+ * CSV, an hledger journal or a Beancount file (D17).
+ */
+export function ExportButtons({ period }: { period: Period }) {
+  return <Downloads hint={periodInWords(period)} files={EXPORTS.map((file) => ({ ...file, path: withQuery(file.path, period) }))} />;
 }

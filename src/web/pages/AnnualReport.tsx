@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, withQuery, type Section } from '../api';
 import { useApp } from '../app';
-import { ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
+import { Downloads, ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatDate, today } from '../money';
 
 // The annual report (issue 5/7 item 4): one year's income statement and the balance sheet at its
@@ -194,6 +194,28 @@ function CloseYear({ year }: { year: number }) {
   );
 }
 
+/**
+ * D22: what a club's auditors ask for, for the year: every receipt of its transactions as one ZIP
+ * (named by date, transaction and name, with index.csv), and the change log of its days as CSV
+ * (who changed what, in History's words).
+ */
+function ForTheAuditors({ year }: { year: number }) {
+  const period = { from: `${year}-01-01`, to: `${year}-12-31` };
+  return (
+    <section aria-labelledby="auditors-heading" className="screen-only">
+      <h2 id="auditors-heading">For the auditors</h2>
+      <Downloads
+        label={`Files for the auditors, ${year}`}
+        hint={`The receipts of every transaction dated in ${year}, with an index, and every change made to the book from ${formatDate(period.from)} to ${formatDate(period.to)}:`}
+        files={[
+          { label: 'Receipts for the auditors (ZIP)', path: withQuery('/export/receipts.zip', period), fallbackName: `receipts-${year}.zip` },
+          { label: 'Change log (CSV)', path: withQuery('/export/changes.csv', period), fallbackName: `changes-${year}.csv` },
+        ]}
+      />
+    </section>
+  );
+}
+
 export function AnnualReport() {
   const [years, setYears] = useState<number[] | null>(null);
   const [year, setYear] = useState<number | null>(null);
@@ -253,6 +275,7 @@ export function AnnualReport() {
       )}
       <ErrorNote error={error} />
       {shown && shown[0]!.year === year ? <Statements shown={shown} /> : !error && <Loading />}
+      {year !== null && <ForTheAuditors year={year} />}
     </main>
   );
 }

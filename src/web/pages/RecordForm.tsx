@@ -1,11 +1,12 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { api, type Account } from '../api';
+import { api, type Account, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
-import { ErrorNote, useSubmit } from '../components';
+import { ErrorNote, Link, useSubmit } from '../components';
 import { formatAmount, formatCents, formatDate, readAmount, today } from '../money';
 import { BALANCE_MOVES, OWED_WORDS, type Words } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
+import { AddReceiptButton, receiptProblem, RECEIPTS_PER_TRANSACTION, receiptsInWords, sendReceipt, SendingProgress, sizeInWords, type Sending } from './Receipts';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
 import { directionOf, naturalBalance, twoEntries, type AccountKind } from '../../book/rules';
 
@@ -239,6 +240,20 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   const moves = useId();
   // D20: a date in the closed period is refused here, before anything is sent.
   const closed = closedBooksRefusal(date, closedThrough, 'recorded');
+  // D22: receipts chosen with the transaction, sent to it once it is recorded.
+  const [receipts, setReceipts] = useState<File[]>([]);
+  const [receiptErrors, setReceiptErrors] = useState<string[]>([]);
+  const [sending, setSending] = useState<Sending | null>(null);
+  /** The transaction just recorded whose receipts were not all added: opened from the notice to try again. */
+  const [unfinished, setUnfinished] = useState<number | null>(null);
+
+  const chooseReceipts = (files: File[]) => {
+    const refused = files.map(receiptProblem).filter((problem): problem is string => problem !== null);
+    const kept = [...receipts, ...files.filter((file) => receiptProblem(file) === null)];
+    if (kept.length > RECEIPTS_PER_TRANSACTION) refused.push(`A transaction keeps at most ${RECEIPTS_PER_TRANSACTION} receipts.`);
+    setReceipts(kept.slice(0, RECEIPTS_PER_TRANSACTION));
+    setReceiptErrors(refused);
+  };
 
   const submit = useSubmit(async () => {
     if (closed) throw new Error(closed);
@@ -251,8 +266,24 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       ({ entries, said } = movementEntries(movement, accounts, words));
     }
     confirmFarDate(date);
-    await api('POST', '/transactions', { occurred_on: date, description, entries });
-    setSaved(savedInWords(description, date, said));
+    setReceiptErrors([]);
+    setUnfinished(null);
+    const made = await api<Transaction>('POST', '/transactions', { occurred_on: date, description, entries });
+    // Recorded: the receipts follow, one by one; one refused does not undo the transaction.
+    const refused: string[] = [];
+    for (const file of receipts) {
+      try {
+        await sendReceipt(made.id, file, setSending);
+      } catch (e) {
+        refused.push((e as Error).message);
+      }
+    }
+    setSending(null);
+    const added = receipts.length - refused.length;
+    setSaved(`${savedInWords(description, date, said)}${added ? ` With ${receiptsInWords(added)}.` : ''}`);
+    setReceiptErrors(refused);
+    setUnfinished(refused.length ? made.id : null);
+    setReceipts([]);
     setDescription('');
     setMovement({ ...movement, amount: '' });
     setLines(blankLines());
@@ -268,6 +299,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   const changed = () => {
     if (submit.error) submit.setError(null);
     if (saved) setSaved(null);
+    if (unfinished) setUnfinished(null);
   };
   return (
     <form onSubmit={submit.onSubmit} onChange={changed} className="record">
@@ -279,13 +311,57 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       ) : (
         <MovementFields movement={movement} accounts={accounts} onChange={setMovement} describedBy={moves} placeholder={formatAmount(1250)} />
       )}
+      <ChosenReceipts files={receipts} busy={submit.busy} onChosen={chooseReceipts} onRemove={(file) => setReceipts(receipts.filter((f) => f !== file))} />
       <ErrorNote error={submit.error} />
       <button type="submit" disabled={submit.busy} aria-describedby={mode === 'split' ? undefined : moves}>
-        {submit.busy ? 'Saving…' : 'Save'}
+        {submit.busy ? (sending ? 'Sending receipts…' : 'Saving…') : 'Save'}
       </button>
+      <SendingProgress sending={sending} />
       <Notice said={saved}>
         {saved} <a href="#list-heading">See it in the history</a>
       </Notice>
+      {receiptErrors.map((error) => (
+        <ErrorNote key={error} error={error} />
+      ))}
+      {unfinished !== null && (
+        <p>
+          The transaction is recorded without {receiptErrors.length === 1 ? 'that receipt' : 'those receipts'}.{' '}
+          <Link to={`/transactions?edit=${unfinished}`}>Open it to add a receipt again</Link>
+        </p>
+      )}
     </form>
+  );
+}
+
+/**
+ * D22: the receipts chosen for a transaction not yet recorded ("Add receipt": the camera on a
+ * phone), each with its size and a button to take it off again; sent once the transaction is.
+ */
+function ChosenReceipts({ files, busy, onChosen, onRemove }: { files: File[]; busy: boolean; onChosen(files: File[]): void; onRemove(file: File): void }) {
+  const hint = useId();
+  return (
+    <fieldset className="stack chosen-receipts" aria-describedby={hint}>
+      <legend>Receipts</legend>
+      <p id={hint} className="muted small">
+        {files.length ? 'Added to the transaction when it is saved.' : 'A photo of the till slip or the invoice, added when the transaction is saved (optional).'}
+      </p>
+      {files.length > 0 && (
+        <ul className="plain">
+          {files.map((file, i) => (
+            <li key={`${i}-${file.name}`} className="row">
+              <span className="receipt-name">
+                {file.name} <span className="muted small">{sizeInWords(file.size)}</span>
+              </span>
+              <button type="button" className="secondary" disabled={busy} aria-label={`Take off ${file.name}`} onClick={() => onRemove(file)}>
+                Take off
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="row">
+        <AddReceiptButton disabled={busy || files.length >= RECEIPTS_PER_TRANSACTION} onChosen={onChosen} />
+      </div>
+    </fieldset>
   );
 }

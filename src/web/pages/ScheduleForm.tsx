@@ -8,6 +8,7 @@ import type { Words } from '../words';
 import { confirmFarDate, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
 import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
 import { amountMoved, directionOf } from '../../book/rules';
+import { howOften, UNITS } from '../../book/change-words';
 
 // D21 in the web app: a schedule made, from a transaction (its next occurrence after it) or from
 // the Schedules page, or changed. Before saving, the next dates are shown in words, the month's
@@ -20,13 +21,6 @@ type Entry = { account_id: number; amount_cents: number };
 export function dayInWords(isoDate: string): string {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
-}
-
-const UNITS: Record<Every, [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] };
-
-/** "Every month", "Every 2 weeks". */
-export function howOften(every: Every, interval: number): string {
-  return interval === 1 ? `Every ${UNITS[every][0]}` : `Every ${interval} ${UNITS[every][1]}`;
 }
 
 /** What a schedule's entries do, in the words of the book (D12): "Money out €850.00 from Bank to Hall rent". */

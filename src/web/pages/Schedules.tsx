@@ -4,7 +4,8 @@ import { useApp } from '../app';
 import { ErrorNote, Link, Loading, PageHeading, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
 import { Notice } from './RecordForm';
-import { howOften, ScheduleForm, whatItMoves } from './ScheduleForm';
+import { ScheduleForm, whatItMoves } from './ScheduleForm';
+import { howOften } from '../../book/change-words';
 
 // D21: every schedule of the book, who made it, when it comes next, how often and what it
 // moves; a new one made here, one changed (PUT) or deleted (asked first; what it posted stays).

@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { api, type BookStyle, type Connection, type Passkey } from '../api';
+import { api, type BookStyle, type Connection, type Passkey, type ReceiptsUsage } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Loading, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { bookCurrencies, formatCents, formatDate } from '../money';
 import { enrolPasskey } from '../passkeys';
+import { sizeInWords } from './Receipts';
 
 /**
  * Issue 25 item 11: one way of writing a moment on the page, in the person's time zone: the date
@@ -280,6 +281,30 @@ function PasswordSection({ reload }: { reload(): Promise<void> }) {
   );
 }
 
+/** D22: how much of the book's room for receipts is used ("Receipts: 12.3 MB of 1 GB used (57 files)"). */
+function ReceiptsStorageSection() {
+  const [usage, setUsage] = useState<ReceiptsUsage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api<ReceiptsUsage>('GET', '/attachments/usage').then(setUsage, (e: Error) => setError(e.message));
+  }, []);
+  const full = usage !== null && usage.used_bytes >= usage.limit_bytes * 0.9;
+  return (
+    <section aria-labelledby="storage-heading">
+      <h2 id="storage-heading">Storage</h2>
+      {usage ? (
+        <p className={full ? 'warning' : undefined}>
+          Receipts: {sizeInWords(usage.used_bytes)} of {sizeInWords(usage.limit_bytes)} used ({usage.count} {usage.count === 1 ? 'file' : 'files'}).
+          {full && ' Nearly full: remove receipts that are no longer needed, or ask whoever runs Ledger to raise RECEIPTS_MAX_MB.'}
+        </p>
+      ) : (
+        !error && <Loading />
+      )}
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
 export function Settings() {
   const [lists, setLists] = useState<{ passkeys: Passkey[]; connections: Connection[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -296,6 +321,7 @@ export function Settings() {
       <BookStyleSection />
       <CurrencySection />
       <ClosedBooksSection />
+      <ReceiptsStorageSection />
       {!lists ? (
         error ? <ErrorNote error={error} /> : <Loading />
       ) : (

@@ -5,6 +5,7 @@ import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, Ta
 import { formatAmount, formatDate } from '../money';
 import { confirmFarDate, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
+import { Paperclip, receiptsInWords, Receipts } from './Receipts';
 import { ReconciledMark } from './Register';
 import { ScheduleForm } from './ScheduleForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
@@ -18,6 +19,15 @@ const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
   action === 'deleted'
     ? `“${t.description}” is reconciled: it agrees with a bank statement, so it cannot be deleted. Undo the reconciliation on the account’s register first.`
     : `“${t.description}” is reconciled: it agrees with a bank statement, so its date, amounts and accounts cannot be changed (its description can). Undo the reconciliation on the account’s register first.`;
+
+/** D20 (D22): why the receipts of a transaction stay as they are (reconciled, or dated in the closed period), said before asking; null when one can be removed. */
+function receiptRemovalRefusal(t: Transaction, reconciled: boolean, closedThrough: string | null): string | null {
+  if (reconciled) return `“${t.description}” is reconciled: it agrees with a bank statement, so its receipts cannot be removed. Undo the reconciliation on the account’s register first.`;
+  if (closedThrough && t.occurred_on <= closedThrough) {
+    return `The books are closed through ${formatDate(closedThrough)}: the receipts of a transaction dated ${formatDate(t.occurred_on)} cannot be removed. Reopen them in Settings first.`;
+  }
+  return null;
+}
 
 /** Whether a correction leaves the date and every entry (account and amount, in order) as they were: D20 lets it through. */
 const sameDateAndEntries = (t: Transaction, date: string, entries: { account_id: number; amount_cents: number }[]) =>
@@ -39,7 +49,19 @@ const inOrderOf = (original: Transaction, entries: { account_id: number; amount_
  * takes the focus when it opens. D20: a reconciled one may change its description only, and
  * nothing dated in the closed period changes; both said before sending.
  */
-function EditTransaction({ accounts, transaction, reconciled, onDone }: { accounts: Account[]; transaction: Transaction; reconciled: boolean; onDone(saved: string | null): void }) {
+function EditTransaction({
+  accounts,
+  transaction,
+  reconciled,
+  onDone,
+  onReceipts,
+}: {
+  accounts: Account[];
+  transaction: Transaction;
+  reconciled: boolean;
+  onDone(saved: string | null): void;
+  onReceipts(count: number): void;
+}) {
   const { closedThrough, words } = useApp();
   const [date, setDate] = useState(transaction.occurred_on);
   const [description, setDescription] = useState(transaction.description);
@@ -109,6 +131,7 @@ function EditTransaction({ accounts, transaction, reconciled, onDone }: { accoun
         <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>History of this transaction</Link>
       </div>
     </form>
+    <Receipts transaction={transaction} removalRefusal={receiptRemovalRefusal(transaction, reconciled, closedThrough)} onChange={onReceipts} />
     {repeating && (
       <section aria-labelledby="repeat-heading">
         <h3 id="repeat-heading">Repeat “{transaction.description}”</h3>
@@ -190,6 +213,15 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
               <td>
                 {t.description}
                 {t.reconciled && <ReconciledMark />}
+                {(t.attachments ?? 0) > 0 && (
+                  <>
+                    {' '}
+                    <button type="button" className="paperclip" aria-label={receiptsInWords(t.attachments!)} title={receiptsInWords(t.attachments!)} onClick={() => onEdit(t)}>
+                      <Paperclip />
+                      {t.attachments! > 1 && t.attachments}
+                    </button>
+                  </>
+                )}
               </td>
               <td>
                 <WhatHappened transaction={t} accounts={accounts} />
@@ -377,6 +409,7 @@ export function Transactions() {
                 accounts={accounts}
                 transaction={editing}
                 reconciled={(editing as ListedTransaction).reconciled ?? list.find((t) => t.id === editing.id)?.reconciled ?? false}
+                onReceipts={(count) => setList((shown) => shown && shown.map((t) => (t.id === editing.id ? { ...t, attachments: count } : t)))}
                 onDone={(said) => {
                   setEditing(null);
                   if (!said) return;
