@@ -1,8 +1,11 @@
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { beforeAll, expect, it } from 'vitest';
+import { SoftwareAuthenticator } from './support/authenticator';
+import { Browser } from './support/browser';
 import { describeEachDatabase, type Harness } from './support/harness';
+import { SdkOAuthProvider } from './support/mcp-oauth';
 
 // D24: one definition of the tools serves MCP 2026-07-28 (stateless: server/discover, the
 // Mcp-Method and Mcp-Name headers) and 2025-11-25 and the revisions before it, identically. The
@@ -191,5 +194,45 @@ describeEachDatabase('D24: every revision, every client, the same tools', (h) =>
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/Unsupported protocol version/);
     expect(JSON.stringify((error as { data?: unknown }).data)).toContain(MODERN);
+  });
+});
+
+/**
+ * D24: the v2 client's own OAuth, pinned to 2026-07-28: 401 → discovery → registration → consent by a
+ * signed-in person → a callback carrying RFC 9207's `iss`, which the client checks because our
+ * metadata says authorization_response_iss_parameter_supported.
+ */
+describeEachDatabase('D24: the SDK v2 client pinned to 2026-07-28 through its own OAuth flow', (h) => {
+  it('registers, is approved, refuses a callback whose iss is wrong, finishes with the right one, and calls tools', async () => {
+    await h.userWithToken('v2-oauth@example.com', 'a long enough password');
+    const person = new Browser(h);
+    await person.signIn('v2-oauth@example.com', 'a long enough password', new SoftwareAuthenticator());
+    const provider = new SdkOAuthProvider({ redirectUrl: 'http://127.0.0.1:43211/callback', clientName: 'SDK v2 test assistant' });
+    const transport = () => new TransportV2(new URL(MCP_URL), { authProvider: provider as unknown as OAuthClientProvider, fetch: fetchVia(h) });
+    const pinned = () => new ClientV2({ name: 'ledger-v2-oauth', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+
+    const first = transport();
+    await expect(pinned().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.client?.client_id).toMatch(/^dyn_/);
+    const url = provider.authorizationUrl!;
+    const approval = await person.post('/oauth/authorize/approve', { ...Object.fromEntries(url.searchParams), approve: true });
+    expect(approval.status).toBe(200);
+    const redirect = new URL(((await approval.json()) as { redirect: string }).redirect);
+    expect(redirect.searchParams.get('iss')).toBe('http://localhost:38081');
+
+    const forged = new URLSearchParams(redirect.searchParams);
+    forged.set('iss', 'http://evil.example');
+    await expect(first.finishAuth(forged), 'RFC 9207: a wrong iss is refused by the client').rejects.toThrow(/iss/i);
+    expect(provider.saved).toBeUndefined();
+    await first.finishAuth(redirect.searchParams);
+    expect(provider.saved?.access_token).toMatch(/^lg_/);
+
+    const client = pinned();
+    await client.connect(transport());
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect((await client.listTools()).tools).toHaveLength(25);
+    const created = await client.callTool({ name: 'create_account', arguments: { name: 'Via v2 OAuth', kind: 'asset' } });
+    expect(created.structuredContent).toMatchObject({ name: 'Via v2 OAuth', kind: 'asset' });
+    await client.close();
   });
 });
