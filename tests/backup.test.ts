@@ -15,6 +15,7 @@ import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
 import { newDataRoot } from './support/embedded';
 import { TEST_ENV } from './support/harness';
+import { backupLines as linesOf, rowsByTable, writeVersion1 } from './support/backups';
 import { sha256Hex } from './support/http';
 import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 
@@ -34,26 +35,6 @@ const READS = ['/accounts', '/transactions', '/settings', '/changes?limit=500', 
 const PASSPHRASE = 'four random words: lantern, quarry, velvet, oboe';
 
 type Json = Record<string, unknown>;
-
-/** The lines of a version 2 backup, parsed (D22). */
-const linesOf = (file: string): Json[] => readFileSync(file, 'utf8').replace(/\n$/, '').split('\n').map((l) => JSON.parse(l) as Json);
-
-/** A version 2 backup's rows by table (every table its trailer counts), receipts' bytes left out. */
-function rowsByTable(file: string): Record<string, Json[]> {
-  const lines = linesOf(file);
-  const rows: Record<string, Json[]> = Object.fromEntries(Object.keys(lines.at(-1)!.counts as Json).map((t) => [t, []]));
-  for (const line of lines) if (typeof line.table === 'string') rows[line.table]!.push(...(line.rows as Json[]));
-  return rows;
-}
-
-/** A version 1 backup of `rows` as the version 1 writer wrote it: a header with counts and the checksum of line 2 (D14). */
-function writeVersion1(file: string, schema: number, rows: Record<string, Json[]>): string {
-  const body = JSON.stringify(rows);
-  const counts = Object.fromEntries(Object.entries(rows).map(([t, r]) => [t, r.length]));
-  const header = { format: 'ledger-backup', version: 1, schema, created_at: new Date().toISOString(), counts, sha256: createHash('sha256').update(body).digest('hex') };
-  writeFileSync(file, `${JSON.stringify(header)}\n${body}\n`);
-  return file;
-}
 
 /** D22: every receipt as the database holds it: its row, and the SHA-256 of its bytes computed there. */
 const receipts = async (db: Db) =>

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { mintToken } from '../src/identity/tokens';
 import { addUser } from '../src/identity/users';
 import { BACKENDS, openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
 import { newDataRoot } from './support/embedded';
+import { rowsByTable, writeVersion1 } from './support/backups';
 import { freePort, runLedger, startServe, type LogRecord, type ServeProcess } from './support/processes';
 
 // D21 ("4/8 Things that come back") with real `ledger serve` processes (the built server: run
@@ -396,16 +396,9 @@ describe('a backup carries schedules with every posted and skipped occurrence (D
     expect((await server.stop()).code).toBe(0);
 
     // An older backup (schema 11: no schedules, no occurrences) restores with none.
-    const text = readFileSync(file, 'utf8');
-    const header = JSON.parse(text.slice(0, text.indexOf('\n')));
-    const rows = JSON.parse(text.slice(text.indexOf('\n') + 1));
-    delete rows.schedules;
-    delete rows.schedule_occurrences;
-    delete header.counts.schedules;
-    delete header.counts.schedule_occurrences;
-    const body = JSON.stringify(rows);
-    const old = path.join(root, 'before-schedules.ledger-backup');
-    writeFileSync(old, `${JSON.stringify({ ...header, schema: 11, sha256: createHash('sha256').update(body).digest('hex') })}\n${body}\n`);
+    const rows = rowsByTable(file);
+    for (const table of ['schedules', 'schedule_occurrences', 'attachments']) delete rows[table];
+    const old = writeVersion1(path.join(root, 'before-schedules.ledger-backup'), 11, rows);
     const older = await fresh('embedded');
     const restoredOld = await ledger(['restore', old], older);
     expect(restoredOld.code, restoredOld.stderr).toBe(0);

@@ -11,7 +11,7 @@ import { runLedger as runLedgerCommand } from '../../src/cli/commands';
 export const LEDGER_BIN = fileURLToPath(new URL('../../bin/ledger.js', import.meta.url));
 
 /** The variables Ledger reads (spec: Configuration; D2). None of the developer's leak into a test. */
-const LEDGER_VARIABLES = ['DATABASE_URL', 'BIND_ADDR', 'WEB_BIND_ADDR', 'API_ORIGIN', 'WEB_ORIGIN', 'SESSION_TTL_DAYS', 'CIMD_ALLOW_PRIVATE_ADDRESSES'];
+const LEDGER_VARIABLES = ['DATABASE_URL', 'BIND_ADDR', 'WEB_BIND_ADDR', 'API_ORIGIN', 'WEB_ORIGIN', 'SESSION_TTL_DAYS', 'CIMD_ALLOW_PRIVATE_ADDRESSES', 'RECEIPTS_MAX_MB', 'LEDGER_BACKUP_PASSPHRASE'];
 
 /** A process that has not finished by then is killed: a hung command fails its test, not the run. */
 const PROCESS_TIMEOUT_MS = 60_000;
