@@ -378,6 +378,32 @@ describeEachDatabase('reports over a hand-checked ledger (D7, D6, D13)', (h) => 
     );
   });
 
+  it('income-statement: every line equals the balances report at `to` minus at the day before `from`, for every period between fixture dates (issue 31 item 5: it reads only income and expense entries)', async () => {
+    const dates = ['2025-11-01', '2025-11-15', '2025-11-30', '2025-12-01', '2025-12-20', '2025-12-31', '2026-01-15', '2026-02-28', '2026-03-15', '2026-03-20'];
+    const dayBefore = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    type Row = { id: number; kind: Kind; balance_cents: number };
+    const balances = new Map<string, Map<number, Row>>();
+    const balancesAt = async (as_of: string) => {
+      if (!balances.has(as_of)) {
+        const body = await get(`/reports/balances?as_of=${as_of}`);
+        balances.set(as_of, new Map((body.accounts as Row[]).map((r) => [r.id, r])));
+      }
+      return balances.get(as_of)!;
+    };
+    for (const [i, from] of dates.entries()) {
+      for (const to of dates.slice(i)) {
+        const [before, after] = [await balancesAt(dayBefore(from)), await balancesAt(to)];
+        const statement = await get(`/reports/income-statement?from=${from}&to=${to}`);
+        for (const [section, kind] of [['income', 'income'], ['expenses', 'expense']] as const) {
+          const ids = [...after.values()].filter((r) => r.kind === kind).map((r) => r.id);
+          expect(statement[section].lines.map((l: { id: number }) => l.id), `${from}..${to} ${section}`).toEqual(ids);
+          for (const line of statement[section].lines as { id: number; balance_cents: number }[]) {
+            expect(line.balance_cents, `${from}..${to} account ${line.id}`).toBe(after.get(line.id)!.balance_cents - before.get(line.id)!.balance_cents);
+          }
+        }
+      }
+    }
+  });
   // ---- monthly ----
 
   it('monthly: oldest first, the month without transactions (2026-01) included as zeros, defaults = first/last transaction', async () => {
