@@ -110,6 +110,39 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('accessibility of every pag
     expect(found).toEqual({});
   });
 
+  it('D22: a transaction opened with its receipts (a thumbnail, a PDF), an image full size, and the record form with a receipt chosen, at 390 px', async () => {
+    await s.page.setViewportSize({ width: 390, height: 900 });
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    const { body: listed } = await s.call('GET', '/transactions?q=Salary&limit=5');
+    const sent = await s.page.evaluate(
+      async ({ api, id, png }) => {
+        const add = async (name: string, type: string, body: BlobPart) =>
+          (await fetch(`${api}/transactions/${id}/attachments?name=${name}`, { method: 'POST', credentials: 'include', headers: { 'content-type': type }, body: new Blob([body]) })).status;
+        return [await add('till.png', 'image/png', Uint8Array.from(atob(png), (c) => c.charCodeAt(0))), await add('invoice.pdf', 'application/pdf', '%PDF-1.4\n%%EOF\n')];
+      },
+      { api: s.api, id: listed[0].id as number, png },
+    );
+    expect(sent).toEqual([201, 201]);
+    const found: Record<string, string[]> = {};
+    const scanned = async (what: string) => {
+      const violations = await scan();
+      if (violations.length > 0) found[what] = violations;
+    };
+    await visit('/transactions');
+    await s.page.getByRole('button', { name: 'Edit Salary' }).click();
+    const tile = s.page.getByRole('button', { name: 'Show till.png full size' });
+    await tile.locator('img').waitFor();
+    await scanned('the opened transaction with its receipts');
+    await tile.click();
+    await s.page.getByRole('dialog', { name: 'till.png' }).getByRole('img').waitFor();
+    await scanned('the receipt full size');
+    await s.page.keyboard.press('Escape');
+    await s.page.locator('form.record').first().locator('input[type=file]').setInputFiles({ name: 'slip.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
+    await s.page.getByRole('button', { name: 'Take off slip.png' }).waitFor();
+    await scanned('the record form with a receipt chosen');
+    expect(found).toEqual({});
+  });
+
   it('the sign-in page, signed out', async () => {
     await s.page.setViewportSize({ width: 1100, height: 900 });
     await s.page.evaluate(async (api) => void (await fetch(`${api}/auth/logout`, { method: 'POST', credentials: 'include' })), s.api);
