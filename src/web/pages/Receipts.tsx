@@ -325,6 +325,7 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
       <div className="row">
         <AddReceiptButton disabled={sending !== null || (list?.length ?? 0) >= RECEIPTS_PER_TRANSACTION} onChosen={(files) => void add(files)} />
       </div>
+      <p className="muted small">A receipt is kept as soon as it is added, whether or not the changes above are saved.</p>
       {(list?.length ?? 0) >= RECEIPTS_PER_TRANSACTION && <p className="muted small">A transaction keeps at most {RECEIPTS_PER_TRANSACTION} receipts: remove one to add another.</p>}
       <SendingProgress sending={sending} />
       <div role="status">{said}</div>
