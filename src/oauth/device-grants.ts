@@ -13,10 +13,10 @@ import {
   type OAuthClient,
 } from './clients';
 import { OAuthError, invalidGrant, invalidRequest } from './errors';
+import { DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from './lifetimes';
 
-/** Spec: Limits and Tokens and codes. */
-export const DEVICE_GRANT_SECONDS = 600;
-export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+/** Spec: Limits and Tokens and codes (the two lifetimes live in lifetimes.ts, which views.ts takes too). */
+export { DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS };
 export const DEVICE_ATTEMPTS_PER_SESSION = 10;
 export const USER_CODE_TRIES = 3;
 export const USER_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';

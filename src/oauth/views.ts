@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { int, responseSchema, url } from '../shapes';
-import { DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from './device-grants';
+import { DEVICE_GRANT_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from './lifetimes';
 import { ACCESS_TOKEN_SECONDS } from './grants';
 
 // The JSON shapes the authorization server answers (documented in /openapi.json), written once as
