@@ -1,11 +1,10 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import { preparedStatement, rowsOf, type Db } from '../db/database';
+import { preparedStatement, rowBatches, type Db } from '../db/database';
 import { accounts, changes, entries, INT4_MAX, transactions, users } from '../db/schema';
 import type { Author } from './changes';
 import { invalid, notFound } from '../errors';
 import { dateString, requiredText } from '../text';
-import { BEARER_CALLER, bearerCallerValues, recordBearerUse, type BearerCallerRow, type BearerIdentity } from '../identity/tokens';
 import { requestSchema } from '../shapes';
 import type { Transaction } from './views';
 
@@ -79,20 +78,30 @@ export async function postTransaction(db: Db, input: NewTransaction, author: Aut
 }
 
 /**
- * The same post by the holder of a bearer token, checked by the insert itself: the token lookup
- * is the statement's first step, so an authenticated post costs one round trip, not two
- * (issue 2/7 item 6). Undefined, with nothing written, when the token is not a live access token
- * of this API; the caller answers 401 as the tier would have.
+ * Who posts, as a one-row subquery (or none) with at least the columns `user_id`, `email`, `via`
+ * and `client_id`, and the values of its placeholders. Whoever knows the caller builds it (the
+ * identity module for a bearer token: http/ hands it in), so that the check of a credential runs
+ * inside the insert, one round trip, without the book knowing what a credential is.
  */
-export async function postTransactionAsBearer(
+export interface CallerQuery<Row> {
+  query: SQL;
+  values: Record<string, unknown>;
+  /** Never read: carries the type of the subquery's row. */
+  readonly row?: Row;
+}
+
+/**
+ * The post of a caller that the insert itself finds (`caller`): the id, beside every column of the
+ * caller's row; undefined, with nothing written, when the subquery finds no one.
+ */
+export async function postTransactionAs<Row>(
   db: Db,
   input: NewTransaction,
-  bearer: { token: string; audience: string },
-): Promise<{ id: number; caller: BearerIdentity } | undefined> {
+  caller: CallerQuery<Row>,
+): Promise<(Row & { id: number }) | undefined> {
   checkBalanced(input);
-  const [row] = await insertByBearer(db, { ...transactionValues(input), ...bearerCallerValues(bearer.token, bearer.audience) });
-  if (!row) return undefined;
-  return { id: Number(row.id), caller: await recordBearerUse(db, row) };
+  const [row] = await insertByCaller<Row>(caller.query)(db, { ...transactionValues(input), ...caller.values });
+  return row ? { ...row, id: Number(row.id) } : undefined;
 }
 
 /** The bare insert, without our own balance check: the database's trigger is the last word. */
@@ -149,7 +158,13 @@ const insertByAuthor = preparedStatement<{ id: number }>(
     ${sql.placeholder('author_via')}::text as via, ${sql.placeholder('author_client_id')}::text as client_id`,
   sql`${sql.placeholder('schedule_id')}::integer`),
 );
-const insertByBearer = preparedStatement<BearerCallerRow & { id: number }>(insertStatement(BEARER_CALLER, sql`null::integer`));
+/** The insert of each caller subquery handed in, rendered and prepared once (a handful of constants). */
+const insertsByCaller = new Map<SQL, (db: Db, values: Record<string, unknown>) => Promise<unknown[]>>();
+function insertByCaller<Row>(caller: SQL): (db: Db, values: Record<string, unknown>) => Promise<(Row & { id: number })[]> {
+  let insert = insertsByCaller.get(caller);
+  if (!insert) insertsByCaller.set(caller, (insert = preparedStatement(insertStatement(caller, sql`null::integer`))));
+  return insert as (db: Db, values: Record<string, unknown>) => Promise<(Row & { id: number })[]>;
+}
 
 /**
  * Entries as the two array literals a statement unnests (validated integers only), so that its
@@ -185,24 +200,77 @@ export function transactionJson(more: SQL = sql``): SQL {
 export const TRANSACTION_JSON = transactionJson();
 
 /**
- * The list as JSON text, written by PostgreSQL itself: ordered by occurred_on descending then id
- * descending; entries by entry id. One statement, so the list comes from one snapshot (a
- * transaction posted or deleted meanwhile is wholly in or wholly out) in one round trip, and the
- * HTTP route sends the text as it is, with no parsing and serialising of every row in between.
- * Absent bounds are open (±infinity) and an absent limit is none (LIMIT NULL), so the statement's
- * text never changes and its prepared form is reused.
+ * Transactions per batch of the list's cursor: a month of a busy book (4,000 transactions) is one
+ * batch, so it is answered in one piece; the whole book goes out a batch at a time.
  */
+export const LIST_BATCH_ROWS = 5_000;
+
+/**
+ * The list's statement: one row per transaction, its read shape as JSON text, ordered by
+ * occurred_on descending then id descending; entries by entry id. The text is byte for byte what
+ * json_build_object and json_agg wrote when PostgreSQL built the whole list as one value (`"key" :
+ * value`, elements joined by `, `; strings through to_json, the same escaping): tests/
+ * transaction-list.test.ts compares the two. Built by concatenation, which costs PostgreSQL less
+ * than json_build_object's look-up of every argument's type on every call. `nulls last` matches
+ * the index's order (the columns are never null), so the rows come from the index in the list's
+ * order, with no sort before the first row: the whole book can stream. Absent bounds are open and
+ * an absent limit is none, so the statement's text never changes and its prepared form is reused.
+ */
+function listStatement(range: TransactionRange, limit?: number): SQL {
+  return sql`
+    select '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
+      || to_json(t.description)::text || ', "created_by_email" : '
+      || coalesce(to_json((select u.email from ${users} u where u.id = t.created_by))::text, 'null') || ', "entries" : ['
+      || coalesce((
+        select string_agg('{"account_id" : ' || e.account_id || ', "account_name" : '
+          || to_json((select a.name from ${accounts} a where a.id = e.account_id))::text || ', "amount_cents" : ' || e.amount_cents || '}',
+          ', ' order by e.id)
+        from ${entries} e where e.transaction_id = t.id
+      ), '') || ']}' as item
+    from ${transactions} t
+    where t.occurred_on >= coalesce(${range.from ?? null}::date, '-infinity'::date)
+      and t.occurred_on <= coalesce(${range.to ?? null}::date, 'infinity'::date)
+    order by t.occurred_on desc nulls last, t.id desc nulls last
+    limit ${limit ?? null}::integer`;
+}
+
+/**
+ * The list (spec: GET /transactions; the same bytes as ever) as JSON text in parts, one per batch
+ * of the statement's rows: the first part opens the array, the last closes it. One statement, so
+ * the list comes from one snapshot (a transaction posted or deleted meanwhile is wholly in or
+ * wholly out), read through a cursor on the database itself, so that only a batch or two is ever
+ * in memory. A list that fits in one batch is one part. Stopping early (`return()`) closes the
+ * cursor.
+ */
+export async function* listChunks(db: Db, range: TransactionRange, limit?: number, batchRows = LIST_BATCH_ROWS): AsyncGenerator<string> {
+  const batches = rowBatches<{ item: string }>(db, listStatement(range, limit), batchRows);
+  let opened = false;
+  try {
+    // One batch ahead, so that the last part is known as the last and closes the array.
+    let current = await batches.next();
+    while (!current.done) {
+      const next = await batches.next();
+      const items = current.value.map((row) => row.item).join(', ');
+      const part = items === '' ? '' : `${opened ? ', ' : '['}${items}`;
+      if (items !== '') opened = true;
+      if (next.done) {
+        yield opened ? `${part}]` : '[]';
+        return;
+      }
+      yield part;
+      current = next;
+    }
+    yield '[]';
+  } finally {
+    await batches.return(undefined);
+  }
+}
+
+/** The whole list as one JSON text (MCP, and the route when it cannot stream). */
 export async function listTransactionsJson(db: Db, range: TransactionRange, limit?: number): Promise<string> {
-  const result = await db.execute(sql`
-    select coalesce(json_agg(${TRANSACTION_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text as list
-    from (
-      select * from ${transactions}
-      where occurred_on >= coalesce(${range.from ?? null}::date, '-infinity'::date)
-        and occurred_on <= coalesce(${range.to ?? null}::date, 'infinity'::date)
-      order by occurred_on desc, id desc
-      limit ${limit ?? null}::integer
-    ) t left join ${users} u on u.id = t.created_by`);
-  return rowsOf<{ list: string }>(result)[0]!.list;
+  let text = '';
+  for await (const part of listChunks(db, range, limit)) text += part;
+  return text;
 }
 
 export async function listTransactions(db: Db, range: TransactionRange, limit?: number): Promise<TransactionView[]> {

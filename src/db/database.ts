@@ -288,6 +288,20 @@ export async function* cursorRows<Row>(db: Db, statement: SQL, batch: number): A
   yield* client.unsafe(query.sql, query.params as never[]).cursor(batch) as AsyncIterable<Row[]>;
 }
 
+/**
+ * The rows of one statement in batches: through a cursor (`cursorRows`) on the database itself,
+ * or all at once inside a transaction (`tx`), where a cursor of the pool cannot run. Either way
+ * one statement, one snapshot.
+ */
+export async function* rowBatches<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
+  if ((db as unknown as { $client?: unknown }).$client) {
+    yield* cursorRows<Row>(db, statement, batch);
+    return;
+  }
+  const rows = rowsOf<Row>(await db.execute(statement));
+  if (rows.length > 0) yield rows;
+}
+
 /** A name for each cursor `transactionCursorRows` declares, unique in this process. */
 let declaredCursors = 0;
 

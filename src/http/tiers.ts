@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { forbidden } from '../errors';
 import { findSession, type SessionView } from '../identity/sessions';
-import { authenticateBearer, type BearerIdentity } from '../identity/tokens';
+import { authenticateBearer, bearerCaller, recordBearerUse, type BearerCallerRow } from '../identity/tokens';
 import { recordUserSeen } from '../identity/users';
 import type { Author } from '../book/changes';
 import type { AppEnv, Identity } from './context';
@@ -87,8 +87,22 @@ export const requireFullCheckedByWrite = createMiddleware<AppEnv>(async (c, next
   }
 });
 
-/** The caller a write's statement found for `c.var.bearer` (requireFullCheckedByWrite). */
-export async function adoptBearerCaller(c: Ctx, caller: BearerIdentity): Promise<void> {
+/**
+ * For requireFullCheckedByWrite's handler: the caller subquery of the unverified bearer token, for
+ * the write to embed (book/transactions.ts' postTransactionAs); undefined for a session, whose
+ * identity the tier has already set.
+ */
+export function bearerCallerOf(c: Ctx): ReturnType<typeof bearerCaller> | undefined {
+  const token = c.get('bearer');
+  return token === undefined ? undefined : bearerCaller(token, c.var.config.apiOrigin);
+}
+
+/**
+ * The caller a write's statement found for `c.var.bearer` (requireFullCheckedByWrite); its use is
+ * stamped as requireFull stamps it.
+ */
+export async function adoptBearerCaller(c: Ctx, row: BearerCallerRow): Promise<void> {
+  const caller = await recordBearerUse(c.var.db, row);
   await recordUserSeen(c.var.db, caller.userId, caller.userLastSeenAt);
   c.set('identity', { userId: caller.userId, email: caller.email, via: 'bearer', clientId: caller.clientId });
 }

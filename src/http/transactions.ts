@@ -1,16 +1,105 @@
+import type { Context } from 'hono';
 import * as v from 'valibot';
 import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
 import { isSearch, searchTransactionsJson, TransactionQuerySchema } from '../book/search';
-import { listTransactionsJson, NewTransactionSchema, postTransaction, postTransactionAsBearer } from '../book/transactions';
+import { listChunks, NewTransactionSchema, postTransaction, postTransactionAs, type TransactionRange } from '../book/transactions';
 import { CreatedTransaction, ListedTransaction, Transaction } from '../book/views';
 import { Unauthenticated } from './errors';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
+import type { AppEnv } from './context';
+import { EXPORT_IDLE_MS, takeExportSlot } from './export-budget';
+import { describeFault } from '../log';
 import { route } from './route';
-import { adoptBearerCaller, authorOf, requireFullCheckedByWrite } from './tiers';
+import { adoptBearerCaller, authorOf, bearerCallerOf, requireFullCheckedByWrite } from './tiers';
 import { pathId } from './validation';
 
 const transactionId = (raw: string | undefined) => pathId(raw!, 'transaction');
 const noSuchTransaction = refused('`{"error": "no such transaction"}`.');
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/**
+ * GET /transactions without search (issue 31 item 4): the list's parts (book/transactions.ts'
+ * listChunks, one per batch of its cursor). A list of one part (a month of a busy book) is answered
+ * as it always was, in one piece. A longer one (the whole book) is streamed as it is read, so the
+ * first byte leaves after the first batch and memory holds a batch or two, not the book: that
+ * holds the cursor's connection while the client reads, so it takes one of the export slots (issue
+ * 26: at most EXPORT_SLOTS per process, and a client that takes nothing for EXPORT_IDLE_MS is cut).
+ * With no slot free the rest is read at once and answered in one piece, as before: never a 503.
+ */
+async function listAnswer(c: Context<AppEnv>, range: TransactionRange): Promise<Response> {
+  const parts = listChunks(c.var.db, range);
+  let first: IteratorResult<string>;
+  let second: IteratorResult<string>;
+  try {
+    first = await parts.next();
+    second = await parts.next();
+  } catch (error) {
+    await parts.return(undefined).catch(() => {});
+    throw error;
+  }
+  if (first.done) return c.body('[]', 200, JSON_TYPE);
+  if (second.done) return c.body(first.value, 200, JSON_TYPE);
+  const slot = takeExportSlot();
+  if (!slot) {
+    let text = first.value + second.value;
+    for await (const part of parts) text += part;
+    return c.body(text, 200, JSON_TYPE);
+  }
+  const encoder = new TextEncoder();
+  const waiting = [first.value, second.value];
+  let idle: NodeJS.Timeout | undefined;
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(idle);
+    try {
+      await parts.return(undefined);
+    } finally {
+      slot.release();
+    }
+  };
+  /** The client took nothing for EXPORT_IDLE_MS: give the connection back and end the response (as exports do). */
+  const stalled = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (ended) return;
+    c.var.log.info('list.stalled', { path: c.req.path, idle_ms: EXPORT_IDLE_MS });
+    void end().catch((error: unknown) => c.var.log.error('list.fault', { path: c.req.path, ...describeFault(error) }));
+    const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
+    if (outgoing?.destroy) outgoing.destroy();
+    else controller.error(new Error('the client stopped reading'));
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      clearTimeout(idle);
+      if (ended) return;
+      try {
+        // A pull must enqueue something or end the stream: parts are never empty, but skip one anyway.
+        let part = waiting.shift() ?? '';
+        while (part.length === 0) {
+          const next = await parts.next();
+          if (ended) return;
+          if (next.done) {
+            controller.close();
+            await end();
+            return;
+          }
+          part = next.value;
+        }
+        controller.enqueue(encoder.encode(part));
+        idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
+      } catch (error) {
+        c.var.log.error('list.fault', { path: c.req.path, ...describeFault(error) });
+        controller.error(error);
+        await end().catch(() => {});
+      }
+    },
+    async cancel() {
+      await end();
+    },
+  });
+  return c.body(body, 200, JSON_TYPE);
+}
 
 /** Spec: Ledger routes, /transactions (full tier); D15: reading one, correcting, restoring, searching. */
 export const transactionRoutes = [
@@ -32,7 +121,7 @@ export const transactionRoutes = [
     {},
     async (c, { query }) => {
       const json = { 'content-type': 'application/json' };
-      if (!isSearch(query)) return c.body(await listTransactionsJson(c.var.db, query), 200, json);
+      if (!isSearch(query)) return listAnswer(c, query);
       const page = await searchTransactionsJson(c.var.db, query);
       return c.body(page.list, 200, page.nextCursor ? { ...json, 'Next-Cursor': page.nextCursor } : json);
     },
@@ -48,11 +137,13 @@ export const transactionRoutes = [
     },
     { guard: requireFullCheckedByWrite, idempotent: true },
     async (c, { json }) => {
-      const bearer = c.get('bearer');
+      // A bearer token is checked by the insert itself (one round trip): its caller subquery comes
+      // from the tier, and the tier adopts what the insert found, or answers 401.
+      const bearer = bearerCallerOf(c);
       if (bearer === undefined) return c.json({ id: await postTransaction(c.var.db, json, authorOf(c)) }, 201);
-      const posted = await postTransactionAsBearer(c.var.db, json, { token: bearer, audience: c.var.config.apiOrigin });
+      const posted = await postTransactionAs(c.var.db, json, bearer);
       if (!posted) throw new Unauthenticated();
-      await adoptBearerCaller(c, posted.caller);
+      await adoptBearerCaller(c, posted);
       return c.json({ id: posted.id }, 201);
     },
   ),

@@ -80,23 +80,20 @@ function buildBearerLookup(db: Db) {
 
 /**
  * The caller of a bearer token as a subquery of one row or none, with the columns `user_id`,
- * `email`, `user_last_seen_ms`, `token_hash` and `token_last_used_ms` (epoch milliseconds, so no
- * driver's date parsing is involved), for the placeholders of `bearerCallerValues`: a write embeds
- * it to check its own bearer in the same statement, one round trip instead of two (issue 2/7
- * item 6). The write then reports the use with `recordBearerUse`.
+ * `email`, `via`, `client_id`, `user_last_seen_ms`, `token_hash` and `token_last_used_ms` (epoch
+ * milliseconds, so no driver's date parsing is involved), for the placeholders `bearer_hash` and
+ * `bearer_audience`: a write embeds it (book/transactions.ts' `postTransactionAs`, handed in by
+ * http/) to check its own bearer in the same statement, one round trip instead of two (issue 2/7
+ * item 6; issue 31 measured it again). The write then reports the use with `recordBearerUse`.
  */
-export const BEARER_CALLER: SQL = sql`select ${tokens.userId} as user_id, ${users.email} as email,
+const BEARER_CALLER: SQL = sql`select ${tokens.userId} as user_id, ${users.email} as email,
       'token'::text as via, ${tokens.clientId} as client_id,
       (extract(epoch from ${users.lastSeenAt}) * 1000)::float8 as user_last_seen_ms,
       ${tokens.hash} as token_hash, (extract(epoch from ${tokens.lastUsedAt}) * 1000)::float8 as token_last_used_ms
     from ${tokens} join ${users} on ${users.id} = ${tokens.userId}
     where ${liveAccessToken(sql.placeholder('bearer_hash'), sql.placeholder('bearer_audience'))}`;
 
-export function bearerCallerValues(token: string, audience: string): Record<string, string> {
-  return { bearer_hash: sha256Hex(token), bearer_audience: audience };
-}
-
-/** A row of `BEARER_CALLER`, as the driver returns it. */
+/** A row of the bearer's caller subquery, as the driver returns it. */
 export interface BearerCallerRow {
   user_id: number;
   email: string;
@@ -105,6 +102,11 @@ export interface BearerCallerRow {
   user_last_seen_ms: number | null;
   token_hash: string;
   token_last_used_ms: number | null;
+}
+
+/** The holder of `token`, for this API (`audience`), as the one-row subquery a write embeds. */
+export function bearerCaller(token: string, audience: string): { query: SQL; values: Record<string, string>; readonly row?: BearerCallerRow } {
+  return { query: BEARER_CALLER, values: { bearer_hash: sha256Hex(token), bearer_audience: audience } };
 }
 
 function bearerLookup(db: Db) {
@@ -134,7 +136,7 @@ export async function authenticateBearer(
 }
 
 /**
- * The caller a write found with `BEARER_CALLER`, its use stamped as `authenticateBearer` stamps it
+ * The caller a write found with `bearerCaller`, its use stamped as `authenticateBearer` stamps it
  * (the token and its grant at most once a minute; the user's last seen is the caller's to stamp).
  */
 export async function recordBearerUse(db: Db, row: BearerCallerRow): Promise<BearerIdentity> {
