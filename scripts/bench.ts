@@ -13,9 +13,11 @@ import autocannon from 'autocannon';
 import type postgres from 'postgres';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { recreateDatabase } from './bench-database';
 import { measureCost } from './bench-cost';
+import { measureBackends, statementsAvailable } from './bench-backends';
 import { measureEmbedded } from './bench-embedded';
 import { openConnection, openPostgres } from '../src/db/database';
 import { freePort, openEmbedded } from '../src/db/embedded';
@@ -29,6 +31,13 @@ const CONNECTIONS = 32;
 const BOOK = 100_000;
 /** BENCH_ONLY=post runs only the POST /transactions scenarios, on PostgreSQL: for profiling. */
 const ONLY_POST = process.env.BENCH_ONLY === 'post';
+/**
+ * BENCH_POST_CASES: the POST cases as `entries x connections`, comma-separated (default
+ * `2x32,10x32,2x8,10x8`); issue 31 compares 2 entries at 8 connections (`2x8`).
+ */
+const POST_CASES = (process.env.BENCH_POST_CASES ?? '2x32,10x32,2x8,10x8')
+  .split(',')
+  .map((c) => c.split('x').map(Number) as [number, number]);
 
 interface Figures {
   requests: number;
@@ -228,8 +237,13 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
   try {
     if (!ONLY_POST) Object.assign(results, await readScenarios(base, auth));
-    for (const [entries, connections] of [[2, 32], [10, 32], [2, 8], [10, 8]] as const) {
-      const service = await measureCost(
+    // The database's own share (issue 31): the CPU of the bench database's backends only, and with
+    // pg_stat_statements (when the server loads it) what each statement cost.
+    const admin = openConnection(direct.url);
+    const database = new URL(direct.url).pathname.slice(1);
+    const withStatements = await statementsAvailable(admin);
+    for (const [entries, connections] of POST_CASES) {
+      const serviceBackends = await measureBackends(admin, database, withStatements, () => measureCost(
         server.pid,
         () =>
           cannon({
@@ -240,26 +254,41 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
             connections,
           }),
         (figures) => figures.requests,
-      );
+      ));
+      const service = serviceBackends.result;
       // The anchor's pool connects before and closes after its measurement: a backend that ends
       // takes its CPU figures with it.
       const pool = openConnection(direct.url, { max: connections });
       await Promise.all(Array.from({ length: connections }, () => pool`select pg_sleep(0.05)`));
-      const anchor = await measureCost(
+      const anchorBackends = await measureBackends(admin, database, withStatements, () => measureCost(
         undefined,
         () => directInserts(pool, accounts, entries, connections),
         (inserts) => inserts,
-      );
+      ));
+      const anchor = anchorBackends.result;
       await pool.end();
       const anchorPerSecond = Math.round(anchor.result / SECONDS);
+      const posts = Math.max(1, service.result.requests);
+      const inserts = Math.max(1, anchor.result);
+      const serviceDatabaseUs = Math.round(serviceBackends.backendMicros / posts);
+      const anchorDatabaseUs = Math.round(anchorBackends.backendMicros / inserts);
       results[`POST /transactions (${entries} entries, ${connections} connections)`] = {
         ...service.result,
         ...service.cost,
         direct_database_per_second: anchorPerSecond,
         direct: anchor.cost,
         service_to_direct: Number((service.result.requests_per_second / anchorPerSecond).toFixed(2)),
+        // Issue 31: the bench database's backends' CPU per post, the service's beside the anchor's.
+        database_backends_cpu_us_per_post: serviceDatabaseUs,
+        direct_database_backends_cpu_us_per_post: anchorDatabaseUs,
+        database_cpu_service_to_direct: Number((serviceDatabaseUs / anchorDatabaseUs).toFixed(2)),
+        wal_bytes_per_post: Math.round(serviceBackends.walBytes / posts),
+        direct_wal_bytes_per_post: Math.round(anchorBackends.walBytes / inserts),
+        load_average: loadavg().map((l) => Number(l.toFixed(2))),
+        ...(serviceBackends.statements ? { statements: serviceBackends.statements, direct_statements: anchorBackends.statements } : {}),
       };
     }
+    await admin.end();
     if (!ONLY_POST) results['POST /oauth/token (refresh rotation)'] = await refreshRotation(base, grants.map((g) => g.refresh_token));
     results.server_peak_rss_mib = peakRssMiB(server);
   } finally {
