@@ -204,8 +204,9 @@ describeEachDatabase('corrections and the change log (D15)', (h) => {
       pages.push(...(await json(res)));
       cursor = res.headers.get('next-cursor');
     } while (cursor);
-    // The paged form also says whether each transaction is reconciled (D15, D20); none is here.
-    expect(pages).toEqual(whole.map((t: Json) => ({ ...t, reconciled: false })));
+    // The paged form also says whether each transaction is reconciled (D15, D20) and how many
+    // receipts it has (D22); none is reconciled or has a receipt here.
+    expect(pages).toEqual(whole.map((t: Json) => ({ ...t, reconciled: false, attachments: 0 })));
     expect((await api('GET', '/transactions?cursor=garbage')).status).toBe(400);
     expect((await api('GET', '/transactions?limit=1001')).status).toBe(400);
     // Without the new parameters, no Next-Cursor and the spec's answer.
