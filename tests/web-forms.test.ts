@@ -141,6 +141,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the forms and lists a trea
     await page().reload();
     await go('Ledger', 'Home');
     const cards = page().getByRole('region', { name: 'This month' });
+    // Home loads several things at once (D21's Coming up too): read the cards once they are drawn.
+    await cards.getByRole('heading', { name: 'Payments this month' }).waitFor();
     expect(await cards.getByRole('heading').allTextContents()).toEqual(['Receipts this month', 'Payments this month']);
     const recent = page().getByRole('table', { name: 'Recent transactions' });
     await recent.getByRole('rowheader', { name: 'Wages', exact: true }).waitFor();
