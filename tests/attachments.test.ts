@@ -161,6 +161,20 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect((await api('GET', '/attachments/abc')).status).toBe(400);
   });
 
+  it('D21: an upload retried with the same Idempotency-Key stores one receipt and replays the first answer', async () => {
+    const tx = await newTransaction();
+    const send = () => upload(tx, SAMPLES['image/png']!, 'image/png', 'retried.png', { 'idempotency-key': '"receipt-retry-1"' });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect((await json(await api('GET', `/transactions/${tx}/attachments`))).filter((a: Json) => a.name === 'retried.png')).toHaveLength(1);
+    // The same key with other bytes is refused (422), nothing stored.
+    expect((await upload(tx, SAMPLES['image/gif']!, 'image/gif', 'retried.png', { 'idempotency-key': '"receipt-retry-1"' })).status).toBe(422);
+  });
+
   it('RECEIPTS_MAX_MB: a receipt that would take the book past its limit is refused (409, the storage is full), nothing stored', async () => {
     const tx = await newTransaction();
     const before = await attachmentCount();
