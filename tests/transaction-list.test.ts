@@ -84,6 +84,8 @@ describeEachDatabase('GET /transactions: the same bytes, read through a cursor a
     [{ from: '2026-02-01', to: '2026-02-28' }, undefined],
     [{ from: '2026-02-11', to: '2026-02-11' }, undefined],
     [{ from: '2030-01-01' }, undefined],
+    // Longer than SHORT_RANGE_DAYS: through the cursor, not the one value.
+    [{ from: '2025-12-01', to: '2026-03-31' }, undefined],
     [{}, 3],
     [{ from: '2026-01-01', to: '2026-03-31' }, 1],
   ];

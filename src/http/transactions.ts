@@ -20,8 +20,8 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
  * GET /transactions without search (issue 31 item 4): the list's parts (book/transactions.ts'
- * listChunks, one per batch of its cursor). A list of one part (a month of a busy book) is answered
- * as it always was, in one piece. A longer one (the whole book) is streamed as it is read, so the
+ * listChunks, one per batch of its cursor). A list of one part (a month: a short range is one
+ * value) is answered as it always was, in one piece. A longer one (the whole book) is streamed as it is read, so the
  * first byte leaves after the first batch and memory holds a batch or two, not the book: that
  * holds the cursor's connection while the client reads, so it takes one of the export slots (issue
  * 26: at most EXPORT_SLOTS per process, and a client that takes nothing for EXPORT_IDLE_MS is cut).
