@@ -2,7 +2,7 @@
  * Issue 31 item 4: GET /transactions over a month of a 100,000-transaction book (~4,000
  * transactions a month: the book spans 750 days), and the whole book streamed.
  *
- *   npx tsx scripts/bench-list.ts        (after `npm run build`: it runs `ledger serve`)
+ *   npm run bench:list        (after `npm run build`: it runs `ledger serve`)
  *
  * - the month at 8 connections (autocannon): req/s, p50/p99, the server's CPU and the database's
  *   (the bench database's backends only) per request; beside it, the statement the route ran
