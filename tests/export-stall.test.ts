@@ -66,6 +66,19 @@ describeEachDatabase('unread export downloads do not stall the service (issue 26
     await monitor?.end();
   });
 
+  it('HEAD of a download is its headers alone and holds no export slot: many HEADs, then the downloads still answer 200', async () => {
+    for (const path of ['/export/transactions.csv', '/export/receipts.zip', '/export/changes.csv', '/transactions']) {
+      for (let i = 0; i < 4; i++) {
+        const head = await h.request(path, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
+        expect(head.status, `HEAD ${path}`).toBe(200);
+        expect(await head.text()).toBe('');
+      }
+    }
+    const csv = await h.call(token, 'GET', '/export/transactions.csv');
+    expect(csv.status).toBe(200);
+    await csv.arrayBuffer();
+  });
+
   it('12 stalled readers: 50 ordinary requests answer in time, and the readers\' connections are freed', async () => {
     const idleBefore = await busyConnections();
     const port = Number(new URL(origin).port);

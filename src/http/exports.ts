@@ -22,6 +22,14 @@ import { route } from './route';
  * given back, response ended), so unread downloads cannot hold the pool.
  */
 async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string | Uint8Array>, mediaType: string, filename: string): Promise<Response> {
+  const headers = {
+    // Text is UTF-8; an archive is bytes.
+    'Content-Type': mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType,
+    'Content-Disposition': `attachment; filename="${filename}"`,
+  };
+  // HEAD: the headers alone. Hono answers it from the GET route and drops the body unread, which
+  // would hold an export slot and its connection until the idle cut (issue 26 item 1).
+  if (c.req.method === 'HEAD') return c.body(null, 200, headers);
   const slot = takeExportSlot();
   if (!slot) {
     c.header('Retry-After', String(EXPORT_RETRY_AFTER_SECONDS));
@@ -94,11 +102,7 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string | 
     if (outgoing?.destroy) outgoing.destroy();
     else controller.error(new Error('the client stopped reading'));
   }
-  return c.body(body, 200, {
-    // Text is UTF-8; an archive is bytes.
-    'Content-Type': mediaType.startsWith('text/') ? `${mediaType}; charset=utf-8` : mediaType,
-    'Content-Disposition': `attachment; filename="${filename}"`,
-  });
+  return c.body(body, 200, headers);
 }
 
 /** The documented 200 of a download. */

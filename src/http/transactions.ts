@@ -28,6 +28,8 @@ const JSON_TYPE = { 'content-type': 'application/json' };
  * With no slot free the rest is read at once and answered in one piece, as before: never a 503.
  */
 async function listAnswer(c: Context<AppEnv>, range: TransactionRange): Promise<Response> {
+  // HEAD: the headers alone; Hono would drop a streamed body unread, holding a slot (issue 26 item 1).
+  if (c.req.method === 'HEAD') return c.body(null, 200, JSON_TYPE);
   const parts = listChunks(c.var.db, range);
   let first: IteratorResult<string>;
   let second: IteratorResult<string>;
