@@ -6,9 +6,8 @@ import { changesCsv } from '../book/exports-changes';
 import { hledgerJournal } from '../book/exports-hledger';
 import { receiptsZip } from '../book/exports-receipts';
 import { PeriodSchema } from '../book/reports';
-import { describeFault } from '../log';
 import type { AppEnv } from './context';
-import { EXPORT_IDLE_MS, EXPORT_RETRY_AFTER_SECONDS, EXPORT_SLOTS, takeExportSlot } from './export-budget';
+import { EXPORT_IDLE_MS, EXPORT_RETRY_AFTER_SECONDS, EXPORT_SLOTS, streamHoldingSlot, takeExportSlot } from './export-budget';
 import { badQuery, ErrorBody, refused, type Reply } from './replies';
 import { route } from './route';
 
@@ -44,64 +43,7 @@ async function download(c: Context<AppEnv>, book: () => AsyncGenerator<string | 
     slot.release();
     throw error;
   }
-  const encoder = new TextEncoder();
-  const bytesOf = (part: string | Uint8Array) => (typeof part === 'string' ? encoder.encode(part) : part);
-  let idle: NodeJS.Timeout | undefined;
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(idle);
-    try {
-      await parts.return(undefined);
-    } finally {
-      slot.release();
-    }
-  };
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (first.done) {
-        controller.close();
-        void end();
-        return;
-      }
-      controller.enqueue(bytesOf(first.value));
-      idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
-    },
-    async pull(controller) {
-      clearTimeout(idle);
-      if (ended) return;
-      try {
-        const next = await parts.next();
-        if (ended) return;
-        if (next.done) {
-          controller.close();
-          await end();
-        } else {
-          controller.enqueue(bytesOf(next.value));
-          idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
-        }
-      } catch (error) {
-        c.var.log.error('export.fault', { path: c.req.path, ...describeFault(error) });
-        controller.error(error);
-        await end().catch(() => {});
-      }
-    },
-    async cancel() {
-      await end();
-    },
-  });
-  /** The client took nothing for EXPORT_IDLE_MS: give the connection back and end the response. */
-  function stalled(controller: ReadableStreamDefaultController<Uint8Array>): void {
-    if (ended) return;
-    c.var.log.info('export.stalled', { path: c.req.path, idle_ms: EXPORT_IDLE_MS });
-    void end().catch((error: unknown) => c.var.log.error('export.fault', { path: c.req.path, ...describeFault(error) }));
-    // Served by @hono/node-server, the response waits for the socket to drain and would not see an
-    // error of the stream: end it here. Under app.request there is no such object: error the stream.
-    const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
-    if (outgoing?.destroy) outgoing.destroy();
-    else controller.error(new Error('the client stopped reading'));
-  }
+  const body = streamHoldingSlot(c, 'export', slot, parts, first.done ? [] : [first.value]);
   return c.body(body, 200, headers);
 }
 

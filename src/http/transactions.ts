@@ -7,8 +7,7 @@ import { CreatedTransaction, ListedTransaction, Transaction } from '../book/view
 import { Unauthenticated } from './errors';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
 import type { AppEnv } from './context';
-import { EXPORT_IDLE_MS, takeExportSlot } from './export-budget';
-import { describeFault } from '../log';
+import { streamHoldingSlot, takeExportSlot } from './export-budget';
 import { route } from './route';
 import { adoptBearerCaller, authorOf, bearerCallerOf, requireFullCheckedByWrite } from './tiers';
 import { pathId } from './validation';
@@ -48,58 +47,7 @@ async function listAnswer(c: Context<AppEnv>, range: TransactionRange): Promise<
     for await (const part of parts) text += part;
     return c.body(text, 200, JSON_TYPE);
   }
-  const encoder = new TextEncoder();
-  const waiting = [first.value, second.value];
-  let idle: NodeJS.Timeout | undefined;
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    clearTimeout(idle);
-    try {
-      await parts.return(undefined);
-    } finally {
-      slot.release();
-    }
-  };
-  /** The client took nothing for EXPORT_IDLE_MS: give the connection back and end the response (as exports do). */
-  const stalled = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (ended) return;
-    c.var.log.info('list.stalled', { path: c.req.path, idle_ms: EXPORT_IDLE_MS });
-    void end().catch((error: unknown) => c.var.log.error('list.fault', { path: c.req.path, ...describeFault(error) }));
-    const outgoing = (c.env as { outgoing?: { destroy?: () => void } } | undefined)?.outgoing;
-    if (outgoing?.destroy) outgoing.destroy();
-    else controller.error(new Error('the client stopped reading'));
-  };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      clearTimeout(idle);
-      if (ended) return;
-      try {
-        // A pull must enqueue something or end the stream: parts are never empty, but skip one anyway.
-        let part = waiting.shift() ?? '';
-        while (part.length === 0) {
-          const next = await parts.next();
-          if (ended) return;
-          if (next.done) {
-            controller.close();
-            await end();
-            return;
-          }
-          part = next.value;
-        }
-        controller.enqueue(encoder.encode(part));
-        idle = setTimeout(() => stalled(controller), EXPORT_IDLE_MS);
-      } catch (error) {
-        c.var.log.error('list.fault', { path: c.req.path, ...describeFault(error) });
-        controller.error(error);
-        await end().catch(() => {});
-      }
-    },
-    async cancel() {
-      await end();
-    },
-  });
+  const body = streamHoldingSlot(c, 'list', slot, parts, [first.value, second.value]);
   return c.body(body, 200, JSON_TYPE);
 }
 
