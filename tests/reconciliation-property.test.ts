@@ -267,7 +267,9 @@ describeEachDatabase('reconciled balances and reconciled entries under random se
         }
       }),
       // Shrinking replays whole sequences: bounded, so that a failure is reported, not a timeout.
-      { numRuns: 15, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
+      // A fixed seed: 15 random sequences once produced no refused correction (the control below
+      // failed by chance in CI); these sequences reconcile, refuse and undo on every run.
+      { numRuns: 15, seed: 20_261_126, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
     console.info(`reconciliation property [${h.backend}]:`, outcomes);
     // The control: the sequences reconciled, refused and undid, so the invariants were checked where they matter.
