@@ -249,6 +249,7 @@ export function freePort(): Promise<number> {
  */
 export async function startCluster(location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<boolean> {
   const { dir, socketDir } = location;
+  removeStalePostmasterPid(dir);
   // The socket's directory is relative to the data directory, the server's working directory.
   const listen = socketDir
     ? ['-c', 'listen_addresses=', '-c', 'unix_socket_directories=.', '-p', SOCKET_PORT]
@@ -301,6 +302,27 @@ function readyPostmaster(dir: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A postmaster.pid left by a crash names a pid that PostgreSQL only checks is alive. In a new
+ * container (pids counted afresh) or after a reboot that pid may belong to another process — one
+ * of Node's own threads — and PostgreSQL then refuses to start, taking the cluster for running
+ * (D23: a `kill -9` of the container, then a new one on the same volume). A pid that is not a
+ * `postgres` process names no postmaster: the file is stale and goes. Linux only (/proc); elsewhere
+ * PostgreSQL's own check stands.
+ */
+function removeStalePostmasterPid(dir: string): void {
+  const pid = postmasterPid(dir);
+  if (pid === undefined || !existsSync('/proc/self/comm')) return;
+  let command: string | undefined;
+  try {
+    command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    command = undefined;
+  }
+  if (command === 'postgres') return;
+  rmSync(path.join(dir, 'postmaster.pid'), { force: true });
 }
 
 /** The postmaster's pid, from postmaster.pid's first line, if the file is there. */
