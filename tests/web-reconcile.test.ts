@@ -260,6 +260,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
     expect((await call('GET', '/settings')).body.closed_through).toBeNull();
 
     await go('History', 'History');
+    // History loads the records with the schedules (D21): read the list once it is drawn.
+    await page.locator('ol.history > li').first().waitFor();
     const records = await page.locator('ol.history > li').allTextContents();
     expect(records[0]).toMatch(new RegExp(`^You reopened the books \\(closed through ${shown(`${LAST_YEAR}-12-31`)}\\) on `));
     expect(records).toContainEqual(expect.stringMatching(new RegExp(`^You closed the books through ${shown(`${LAST_YEAR}-12-31`)} on `)));
