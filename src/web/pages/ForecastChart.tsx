@@ -1,9 +1,9 @@
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { withQuery, type Forecast } from '../api';
 import { ErrorNote, Loading } from '../components';
 import { formatCents, formatDate, today } from '../money';
 import { daysAfter } from '../recurrence';
-import { axisOf } from './MonthlyChart';
+import { axisOf, useWidth } from './MonthlyChart';
 import { useReport } from './useReport';
 
 // D21 on the Reports page: where each bank, cash and card account (asset and liability, natural
@@ -17,7 +17,6 @@ const HORIZONS = [
   { days: 1094, label: '3 years' },
 ] as const;
 
-const MAX_WIDTH = 640;
 const FONT = 12;
 const TOP = 12;
 const PLOT = 170;
@@ -30,20 +29,6 @@ type Line = Forecast['accounts'][number];
 
 const dayNumber = (isoDate: string) => Date.parse(`${isoDate}T00:00:00Z`) / 86_400_000;
 
-function useWidth() {
-  const ref = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(0);
-  useLayoutEffect(() => {
-    const frame = ref.current;
-    if (!frame) return;
-    const measure = () => setWidth(Math.min(MAX_WIDTH, Math.floor(frame.clientWidth)));
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(frame);
-    return () => observer.disconnect();
-  }, []);
-  return { ref, width };
-}
 
 /** A balance as steps: today's, then after each date the schedules touch it, to the end. */
 function Chart({ forecast, width }: { forecast: Forecast; width: number }) {

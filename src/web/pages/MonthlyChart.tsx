@@ -70,8 +70,8 @@ function labelStep(slot: number): number {
   return LABEL_STEPS.find((step) => step * slot >= LABEL_SPACING) ?? LABEL_STEPS[LABEL_STEPS.length - 1]!;
 }
 
-/** The width the chart has where it is shown, in CSS pixels (0 until measured). */
-function useWidth() {
+/** The width the chart has where it is shown, in CSS pixels (0 until measured); the forecast's too. */
+export function useWidth() {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
   useLayoutEffect(() => {
