@@ -107,14 +107,25 @@ function transactionBody(accounts: number[], entries: number): string {
  * round trip per post, from a postgres.js pool as large as the concurrency. What the service adds
  * on top (HTTP, the bearer lookup, validation, JSON) is what the ratio measures.
  */
-/** Inserts done in SECONDS on `sql`, a pool of `connections` already connected. */
-async function directInserts(sql: postgres.Sql, accounts: number[], entries: number, connections: number): Promise<number> {
-  const deadline = Date.now() + SECONDS * 1000;
+/**
+ * Inserts done in SECONDS on `sql`, a pool of `connections` already connected: as fast as the
+ * database answers, or, with `perSecond`, each insert sent at its due time of an even rate (the
+ * paced anchor: the service's own rate, see below).
+ */
+async function directInserts(sql: postgres.Sql, accounts: number[], entries: number, connections: number, perSecond?: number): Promise<number> {
+  const start = Date.now();
+  const deadline = start + SECONDS * 1000;
+  let scheduled = 0;
   const accountIds = `{${Array.from({ length: entries }, (_, i) => accounts[i % accounts.length]!).join(',')}}`;
   const amounts = `{${Array.from({ length: entries }, (_, i) => (i === entries - 1 ? -(entries - 1) * 1250 : 1250)).join(',')}}`;
   let done = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
+      if (perSecond) {
+        const wait = start + (scheduled++ / perSecond) * 1000 - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (Date.now() >= deadline) break;
+      }
       await sql`
         with header as (
           insert into transactions (occurred_on, description, created_by)
@@ -266,7 +277,14 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
         (inserts) => inserts,
       ));
       const anchor = anchorBackends.result;
+      // The same inserts at the service's rate: a database that is sent fewer commits a second
+      // spends more CPU on each (a backend woken for every statement, a WAL flush per commit
+      // instead of one shared by several), so the full-speed anchor's cost per insert is lower
+      // than the same insert's at the rate the service reaches. Measured beside it, the paced
+      // anchor tells the service's statement from its rate.
+      const paced = await measureBackends(admin, database, false, () => directInserts(pool, accounts, entries, connections, service.result.requests_per_second));
       await pool.end();
+      const pacedDatabaseUs = Math.round(paced.backendMicros / Math.max(1, paced.result));
       const anchorPerSecond = Math.round(anchor.result / SECONDS);
       const posts = Math.max(1, service.result.requests);
       const inserts = Math.max(1, anchor.result);
@@ -282,6 +300,9 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
         database_backends_cpu_us_per_post: serviceDatabaseUs,
         direct_database_backends_cpu_us_per_post: anchorDatabaseUs,
         database_cpu_service_to_direct: Number((serviceDatabaseUs / anchorDatabaseUs).toFixed(2)),
+        paced_direct_per_second: Math.round(paced.result / SECONDS),
+        paced_direct_database_backends_cpu_us_per_post: pacedDatabaseUs,
+        database_cpu_service_to_paced_direct: Number((serviceDatabaseUs / pacedDatabaseUs).toFixed(2)),
         wal_bytes_per_post: Math.round(serviceBackends.walBytes / posts),
         direct_wal_bytes_per_post: Math.round(anchorBackends.walBytes / inserts),
         load_average: loadavg().map((l) => Number(l.toFixed(2))),
@@ -322,6 +343,15 @@ async function main(): Promise<void> {
     results: { postgres: postgresResults, embedded_default: { ...embeddedStart, ...embeddedResults } },
   };
   console.log(JSON.stringify(report, null, 2));
+  // Issue 31: the database's CPU per post beside the anchor's, one line per POST scenario.
+  for (const [target, results] of Object.entries(report.results)) {
+    for (const [name, figures] of Object.entries(results as Record<string, Record<string, number>>)) {
+      if (!name.startsWith('POST /transactions')) continue;
+      console.log(`${target} ${name}: database CPU per post ${figures.database_backends_cpu_us_per_post} µs at ${figures.requests_per_second}/s; ` +
+        `anchor ${figures.direct_database_backends_cpu_us_per_post} µs at ${figures.direct_database_per_second}/s (${figures.database_cpu_service_to_direct}×), ` +
+        `paced anchor ${figures.paced_direct_database_backends_cpu_us_per_post} µs at ${figures.paced_direct_per_second}/s (${figures.database_cpu_service_to_paced_direct}×)`);
+    }
+  }
   mkdirSync('bench-results', { recursive: true });
   writeFileSync('bench-results/bench.json', `${JSON.stringify(report, null, 2)}\n`);
 }
