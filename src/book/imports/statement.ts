@@ -1,7 +1,7 @@
 import { invalid, type LineError } from '../../errors';
 import { displayControlRefusal, hasControlCharacters, hasDisplayControlCharacters, storedText } from '../../text';
 import { DESCRIPTION_MAX } from '../transactions';
-import type { DateFormat } from './dates';
+import type { DateFormat } from './date-formats';
 
 // D16: what every statement reader gives back, and the checks they share: the file as text, a
 // line's fault, its description.
