@@ -570,8 +570,10 @@ describeEachDatabase('MCP tool faults (error rule 3, D8)', (h) => {
       ((await (await h.call(token, 'POST', '/accounts', { name, kind })).json()) as { id: number }).id;
     const bank = await account('Bank', 'asset');
     const salary = await account('Salary', 'income');
-    // A real fault, not a refusal: the table the queries name is gone (this database is this block's own).
+    // A real fault, not a refusal: the tables the queries name are gone (this database is this
+    // block's own). The reports read account_day_totals (issue 31 item 5), the rest entries.
     await h.db.execute(sql`alter table entries rename to entries_elsewhere`);
+    await h.db.execute(sql`alter table account_day_totals rename to account_day_totals_elsewhere`);
 
     const calls: [string, Record<string, unknown>][] = [
       ['record_money_in', { to_account_id: bank, from_account_id: salary, amount_cents: 5, description: 'Pay' }],
