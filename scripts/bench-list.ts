@@ -5,9 +5,13 @@
  *   npm run bench:list        (after `npm run build`: it runs `ledger serve`)
  *
  * - the month at 8 connections (autocannon): req/s, p50/p99, the server's CPU and the database's
- *   (the bench database's backends only) per request; beside it, the statement the route ran
- *   before (the JSON written by PostgreSQL, one text) issued directly with postgres.js at the same
- *   concurrency: its database CPU per request;
+ *   (the bench database's backends only) per request;
+ * - the month without the HTTP server, before against after in alternating pairs at the same
+ *   concurrency (BENCH_PAIR_ROUNDS rounds of BENCH_PAIR_SECONDS each, default 4 × 3 s): the
+ *   statement the route ran before (the JSON written by PostgreSQL, one text, with a correlated
+ *   subquery per transaction) issued directly with postgres.js, and the list as the route reads it
+ *   now (listTransactionsJson, in this process); the same bytes checked first; p50, the database's
+ *   CPU and this process's per request, the median of the rounds;
  * - the whole book, one request at a time (3 runs): time to the first byte, to the last, its size,
  *   and the server's peak RSS during it above its RSS before (VmHWM reset through clear_refs), to
  *   show memory does not grow with the book.
@@ -25,6 +29,7 @@ import { openConnection, openPostgres } from '../src/db/database';
 import { freePort } from '../src/db/embedded';
 import { mintToken } from '../src/identity/tokens';
 import { addUser } from '../src/identity/users';
+import { listTransactionsJson } from '../src/book/transactions';
 
 const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/ledger_bench_list');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -32,6 +37,8 @@ const BOOK = 100_000;
 const DAYS = 750;
 const MONTH = { from: '2025-03-01', to: '2025-03-30' };
 const CONNECTIONS = 8;
+const PAIR_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 4);
+const PAIR_SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
 
 function cpuMicrosOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -133,28 +140,54 @@ async function main(): Promise<void> {
       database_cpu_ms_per_request: Number((route.backendMicros / requests / 1000).toFixed(2)),
       load_average: loadavg().map((l) => Number(l.toFixed(2))),
     };
-    // The statement of before, straight from postgres.js at the same concurrency.
+    // Before against after, without the HTTP server, in alternating pairs (the machine's load
+    // changes from one minute to the next): the statement of before straight from postgres.js, and
+    // the list as the route reads it now (listTransactionsJson in this process, its own pool), each
+    // at the same concurrency for PAIR_SECONDS, PAIR_ROUNDS times; medians of the rounds.
     const pool = openConnection(url.href, { max: CONNECTIONS });
-    await Promise.all(Array.from({ length: CONNECTIONS }, () => pool`select pg_sleep(0.05)`));
-    const deadline = Date.now() + SECONDS * 1000;
-    const latencies: number[] = [];
-    const before = await measureBackends(admin, databaseName, false, () =>
-      Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-        while (Date.now() < deadline) {
-          const t0 = performance.now();
-          await pool.unsafe(BEFORE, [MONTH.from, MONTH.to, null], { prepare: true });
-          latencies.push(performance.now() - t0);
-        }
-      })),
-    );
+    const after = await openPostgres(url.href, { max: CONNECTIONS });
+    const variants: [string, () => Promise<unknown>][] = [
+      ['before', () => pool.unsafe(BEFORE, [MONTH.from, MONTH.to, null], { prepare: true })],
+      ['after', () => listTransactionsJson(after.db, MONTH)],
+    ];
+    const expected = await listTransactionsJson(after.db, MONTH);
+    const [{ list }] = (await pool.unsafe(BEFORE, [MONTH.from, MONTH.to, null], { prepare: true })) as unknown as [{ list: string }];
+    if (list !== expected) throw new Error('the list read now differs from the statement of before');
+    const rounds: Record<string, { p50_ms: number; database_cpu_ms_per_request: number; client_cpu_ms_per_request: number }[]> = { before: [], after: [] };
+    for (let round = 0; round < PAIR_ROUNDS; round++) {
+      for (const [name, run] of round % 2 === 0 ? variants : [...variants].reverse()) {
+        await Promise.all(Array.from({ length: CONNECTIONS }, run)); // every connection open and its statement prepared
+        const deadline = Date.now() + PAIR_SECONDS * 1000;
+        const latencies: number[] = [];
+        const client = process.cpuUsage();
+        const measured = await measureBackends(admin, databaseName, false, () =>
+          Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+            while (Date.now() < deadline) {
+              const t0 = performance.now();
+              await run();
+              latencies.push(performance.now() - t0);
+            }
+          })),
+        );
+        const clientCpu = process.cpuUsage(client);
+        latencies.sort((a, b) => a - b);
+        rounds[name]!.push({
+          p50_ms: Number(latencies[Math.floor(latencies.length / 2)]!.toFixed(1)),
+          database_cpu_ms_per_request: Number((measured.backendMicros / latencies.length / 1000).toFixed(2)),
+          client_cpu_ms_per_request: Number(((clientCpu.user + clientCpu.system) / latencies.length / 1000).toFixed(2)),
+        });
+      }
+    }
     await pool.end();
-    latencies.sort((a, b) => a - b);
-    report.month_statement_before_direct = {
-      statements_per_second: Math.round(latencies.length / SECONDS),
-      p50_ms: Number(latencies[Math.floor(latencies.length / 2)]!.toFixed(1)),
-      database_cpu_ms_per_request: Number((before.backendMicros / Math.max(1, latencies.length) / 1000).toFixed(2)),
-      load_average: loadavg().map((l) => Number(l.toFixed(2))),
-    };
+    await after.close();
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    report.month_before_after_pairs = Object.fromEntries(Object.entries(rounds).map(([name, runs]) => [name, {
+      p50_ms: median(runs.map((r) => r.p50_ms)),
+      database_cpu_ms_per_request: median(runs.map((r) => r.database_cpu_ms_per_request)),
+      client_cpu_ms_per_request: median(runs.map((r) => r.client_cpu_ms_per_request)),
+      rounds: runs,
+    }]));
+    (report.month_before_after_pairs as Record<string, unknown>).load_average = loadavg().map((l) => Number(l.toFixed(2)));
     // The whole book, streamed: first byte, last byte, and the server's memory meanwhile.
     const whole: Record<string, number>[] = [];
     for (let run = 0; run < 3; run++) {

@@ -206,32 +206,55 @@ export const TRANSACTION_JSON = transactionJson();
 export const LIST_BATCH_ROWS = 1_000;
 
 /**
- * The list's statement: one row per transaction, its read shape as JSON text, ordered by
+ * The list's rows: per transaction its date and its read shape as JSON text (`item`), ordered by
  * occurred_on descending then id descending; entries by entry id. The text is byte for byte what
  * json_build_object and json_agg wrote when PostgreSQL built the whole list as one value (`"key" :
  * value`, elements joined by `, `; strings through to_json, the same escaping): tests/
- * transaction-list.test.ts compares the two. Built by concatenation, which costs PostgreSQL less
- * than json_build_object's look-up of every argument's type on every call. `nulls last` matches
- * the index's order (the columns are never null), so the rows come from the index in the list's
- * order, with no sort before the first row: the whole book can stream. Absent bounds are open and
- * an absent limit is none, so the statement's text never changes and its prepared form is reused.
+ * transaction-list.test.ts compares the two.
+ *
+ * Where PostgreSQL's time went (bench-list, issue 31 item 4) was less the look-ups of each
+ * transaction's entries than writing text, per entry above all, and the join to accounts inside
+ * each transaction's subquery: a hash join there sorted every transaction's two entries apart,
+ * and with a few hundred accounts the planner hashed the entries and scanned every account once
+ * per transaction (a month's list took 120 ms of CPU with 505 accounts). So each account's part
+ * of an entry, `{"account_id" : …, "account_name" : …, "amount_cents" : `, is written once per
+ * statement into one jsonb object keyed by account id, and an entry is a look-up in it (a binary
+ * search, however many accounts), its amount and two concatenations, read from the index in entry
+ * order with no join and no sort. The author's part is one look-up per transaction, by primary
+ * key when the users are many. Concatenation costs less than json_build_object's look-up of every
+ * argument's type on every call. `nulls last` matches the index's order (the columns are never
+ * null), so the rows come from the index in the list's order, with no sort before the first row:
+ * the whole book can stream. Absent bounds are open and an absent limit is none, so the
+ * statement's text never changes and its prepared form is reused.
  */
-function listStatement(range: TransactionRange, limit?: number): SQL {
+function listItems(range: TransactionRange, limit?: number): SQL {
   return sql`
-    select '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
-      || to_json(t.description)::text || ', "created_by_email" : '
-      || coalesce(to_json((select u.email from ${users} u where u.id = t.created_by))::text, 'null') || ', "entries" : ['
+    with account_parts as materialized (
+      select jsonb_object_agg(id, '{"account_id" : ' || id || ', "account_name" : ' || to_json(name)::text || ', "amount_cents" : ') as part_of
+      from ${accounts}
+    )
+    select t.occurred_on, '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
+      || to_json(t.description)::text
+      || coalesce((select ', "created_by_email" : ' || to_json(u.email)::text || ', "entries" : [' from ${users} u where u.id = t.created_by),
+        ', "created_by_email" : null, "entries" : [')
       || coalesce((
-        select string_agg('{"account_id" : ' || e.account_id || ', "account_name" : '
-          || to_json((select a.name from ${accounts} a where a.id = e.account_id))::text || ', "amount_cents" : ' || e.amount_cents || '}',
-          ', ' order by e.id)
-        from ${entries} e where e.transaction_id = t.id
+        select string_agg(line, ', ') from (
+          select ((select part_of from account_parts) ->> e.account_id::text) || e.amount_cents || '}' as line
+          from ${entries} e
+          where e.transaction_id = t.id
+          order by e.id
+        ) lines
       ), '') || ']}' as item
     from ${transactions} t
     where t.occurred_on >= coalesce(${range.from ?? null}::date, '-infinity'::date)
       and t.occurred_on <= coalesce(${range.to ?? null}::date, 'infinity'::date)
     order by t.occurred_on desc nulls last, t.id desc nulls last
     limit ${limit ?? null}::integer`;
+}
+
+/** The list's rows as the cursor reads them: the JSON text alone, a row per transaction. */
+function listStatement(range: TransactionRange, limit?: number): SQL {
+  return sql`select item from (${listItems(range, limit)}) items`;
 }
 
 /**
@@ -271,10 +294,12 @@ export async function* listChunks(db: Db, range: TransactionRange, limit?: numbe
 }
 
 /**
- * A range of at most SHORT_RANGE_DAYS (a month, a quarter) is one value, built whole by PostgreSQL
- * as before issue 31: bench-list measured it cheaper for a month than the cursor's rows (database
- * 41 against 48 ms, and no rows to read in the application), and a quarter of a busy book is a few
- * megabytes. Longer or open ranges go through the cursor.
+ * A range of at most SHORT_RANGE_DAYS (a month, a quarter) is read in one statement, not through
+ * the cursor, and answered in one piece; a quarter of a busy book is a few megabytes. PostgreSQL
+ * joins each day's transactions (`string_agg` over the rows in their order, which a presorted
+ * GROUP BY keeps) and the server joins the days: bench-list measured that cheaper than either
+ * extreme, 4,000 rows for the server to read (its CPU up by a half) or one value of the whole list
+ * (PostgreSQL's CPU up by a sixth, in megabyte copies and page faults).
  */
 const SHORT_RANGE_DAYS = 92;
 const DAY_MS = 86_400_000;
@@ -284,17 +309,16 @@ function isShortRange(range: TransactionRange): boolean {
   return (Date.parse(range.to) - Date.parse(range.from)) / DAY_MS < SHORT_RANGE_DAYS;
 }
 
-/** The list of a short range as one JSON text, written by PostgreSQL in one statement. */
+/** The list of a short range as one JSON text, from one statement. */
 async function shortListJson(db: Db, range: TransactionRange, limit?: number): Promise<string> {
-  const result = await db.execute(sql`
-    select coalesce(json_agg(${TRANSACTION_JSON} order by t.occurred_on desc, t.id desc), '[]'::json)::text as list
-    from (
-      select * from ${transactions}
-      where occurred_on >= ${range.from!}::date and occurred_on <= ${range.to!}::date
-      order by occurred_on desc, id desc
-      limit ${limit ?? null}::integer
-    ) t left join ${users} u on u.id = t.created_by`);
-  return rowsOf<{ list: string }>(result)[0]!.list;
+  const statement = sql`
+    select string_agg(item, ', ') as day
+    from (${listItems(range, limit)}) items
+    group by occurred_on
+    order by occurred_on desc nulls last`;
+  const days: string[] = [];
+  for await (const rows of rowBatches<{ day: string }>(db, statement, Infinity)) for (const row of rows) days.push(row.day);
+  return days.length === 0 ? '[]' : `[${days.join(', ')}]`;
 }
 
 /** The whole list as one JSON text (MCP, and the route when it cannot stream). */

@@ -289,17 +289,54 @@ export async function* cursorRows<Row>(db: Db, statement: SQL, batch: number): A
 }
 
 /**
- * The rows of one statement in batches: through a cursor (`cursorRows`) on the database itself,
- * or all at once inside a transaction (`tx`), where a cursor of the pool cannot run. Either way
- * one statement, one snapshot.
+ * The rows of one statement in batches (`Infinity`: all in one batch): on the database itself
+ * through a cursor planned without JIT (`cursorRowsWithoutJit`), or all at once inside a
+ * transaction (`tx`), where a cursor of the pool cannot run and a setting would leak into the
+ * caller's transaction. Either way one statement, one snapshot.
  */
 export async function* rowBatches<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
   if ((db as unknown as { $client?: unknown }).$client) {
-    yield* cursorRows<Row>(db, statement, batch);
+    yield* cursorRowsWithoutJit<Row>(db, statement, batch);
     return;
   }
   const rows = rowsOf<Row>(await db.execute(statement));
   if (rows.length > 0) yield rows;
+}
+
+/**
+ * `cursorRows` for a statement whose plan PostgreSQL must not compile (issue 31 item 4). A plan
+ * whose estimated cost passes `jit_above_cost` (100,000 by default: the list of a whole book, or of
+ * a busy quarter) is compiled by LLVM before its first row where the server has JIT (Debian's
+ * PostgreSQL has; our embedded binaries have not): 200 to 330 ms for the list of a
+ * 100,000-transaction book, inlining alone 200 ms, which was most of the wait for its first byte,
+ * while the compiled expressions saved less than that over the whole read. The statement runs
+ * alone in a read-only transaction on a connection reserved for it, where `set local jit = off`
+ * holds for it and ends with it; the connection goes back to the pool once the last batch is read
+ * or the reader stops (`return()`), or the statement failed. `Infinity` reads every row at once.
+ */
+export async function* cursorRowsWithoutJit<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
+  const client = (db as unknown as { $client?: postgres.Sql }).$client;
+  if (!client) throw new Error('cursorRowsWithoutJit needs the database itself, not a transaction');
+  const query = dialect.sqlToQuery(statement);
+  const connection = await client.reserve();
+  let ended = false;
+  try {
+    // One message, one round trip: the simple protocol takes both statements at once.
+    await connection.unsafe('begin read only; set local jit = off').simple();
+    const rows = connection.unsafe(query.sql, query.params as never[], { prepare: true });
+    if (Number.isFinite(batch)) {
+      yield* rows.cursor(batch) as AsyncIterable<Row[]>;
+    } else {
+      const all = (await rows) as unknown as Row[];
+      if (all.length > 0) yield all;
+    }
+    await connection.unsafe('commit');
+    ended = true;
+  } finally {
+    // A reader that stopped early, or a statement that failed: nothing was written, so roll back.
+    if (!ended) await connection.unsafe('rollback').catch(() => {});
+    connection.release();
+  }
 }
 
 /** A name for each cursor `transactionCursorRows` declares, unique in this process. */
