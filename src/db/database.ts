@@ -304,6 +304,21 @@ export async function* rowBatches<Row>(db: Db, statement: SQL, batch: number): A
 }
 
 /**
+ * `rowBatches` with each row as its columns' bytes as PostgreSQL sent them (UTF-8 for text; null
+ * for NULL), in the statement's column order: text that only passes through, such as JSON written
+ * by PostgreSQL, is neither decoded into a string nor encoded back for a response. Inside a
+ * transaction the rows are read as strings and encoded (the rare path).
+ */
+export async function* rawRowBatches(db: Db, statement: SQL, batch: number): AsyncGenerator<(Buffer | null)[][]> {
+  if ((db as unknown as { $client?: unknown }).$client) {
+    yield* cursorRowsWithoutJit<(Buffer | null)[]>(db, statement, batch, true);
+    return;
+  }
+  const rows = rowsOf<Record<string, unknown>>(await db.execute(statement));
+  if (rows.length > 0) yield rows.map((row) => Object.values(row).map((value) => (value === null ? null : Buffer.from(String(value)))));
+}
+
+/**
  * `cursorRows` for a statement whose plan PostgreSQL must not compile (issue 31 item 4). A plan
  * whose estimated cost passes `jit_above_cost` (100,000 by default: the list of a whole book, or of
  * a busy quarter) is compiled by LLVM before its first row where the server has JIT (Debian's
@@ -312,9 +327,10 @@ export async function* rowBatches<Row>(db: Db, statement: SQL, batch: number): A
  * while the compiled expressions saved less than that over the whole read. The statement runs
  * alone in a read-only transaction on a connection reserved for it, where `set local jit = off`
  * holds for it and ends with it; the connection goes back to the pool once the last batch is read
- * or the reader stops (`return()`), or the statement failed. `Infinity` reads every row at once.
+ * or the reader stops (`return()`), or the statement failed. `Infinity` reads every row at once;
+ * `raw`, each row as an array of its columns' bytes (postgres.js's raw mode).
  */
-export async function* cursorRowsWithoutJit<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
+export async function* cursorRowsWithoutJit<Row>(db: Db, statement: SQL, batch: number, raw = false): AsyncGenerator<Row[]> {
   const client = (db as unknown as { $client?: postgres.Sql }).$client;
   if (!client) throw new Error('cursorRowsWithoutJit needs the database itself, not a transaction');
   const query = dialect.sqlToQuery(statement);
@@ -323,7 +339,8 @@ export async function* cursorRowsWithoutJit<Row>(db: Db, statement: SQL, batch: 
   try {
     // One message, one round trip: the simple protocol takes both statements at once.
     await connection.unsafe('begin read only; set local jit = off').simple();
-    const rows = connection.unsafe(query.sql, query.params as never[], { prepare: true });
+    const prepared = connection.unsafe(query.sql, query.params as never[], { prepare: true });
+    const rows = raw ? prepared.raw() : prepared;
     if (Number.isFinite(batch)) {
       yield* rows.cursor(batch) as AsyncIterable<Row[]>;
     } else {

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { deleteTransaction, getTransaction, restoreTransaction, updateTransaction } from '../book/corrections';
 import { isSearch, searchTransactionsJson, TransactionQuerySchema } from '../book/search';
-import { listChunks, NewTransactionSchema, postTransaction, postTransactionAs, type TransactionRange } from '../book/transactions';
+import { listByteChunks, NewTransactionSchema, postTransaction, postTransactionAs, type TransactionRange } from '../book/transactions';
 import { CreatedTransaction, ListedTransaction, Transaction } from '../book/views';
 import { Unauthenticated } from './errors';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
@@ -19,19 +19,22 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
  * GET /transactions without search (issue 31 item 4): the list's parts (book/transactions.ts'
- * listChunks, one per batch of its cursor). A list of one part (a month: a short range is one
- * value) is answered as it always was, in one piece. A longer one (the whole book) is streamed as it is read, so the
+ * listByteChunks, one per batch of its cursor: the bytes PostgreSQL wrote). A list of one part (a
+ * month: a short range is one statement) is answered as it always was, in one piece. A longer one (the whole book) is streamed as it is read, so the
  * first byte leaves after the first batch and memory holds a batch or two, not the book: that
  * holds the cursor's connection while the client reads, so it takes one of the export slots (issue
  * 26: at most EXPORT_SLOTS per process, and a client that takes nothing for EXPORT_IDLE_MS is cut).
  * With no slot free the rest is read at once and answered in one piece, as before: never a 503.
  */
+/** The list's parts are Buffers over ordinary ArrayBuffers (never shared): a body as Hono types one. */
+const bytes = (part: Buffer) => part as Uint8Array<ArrayBuffer>;
+
 async function listAnswer(c: Context<AppEnv>, range: TransactionRange): Promise<Response> {
   // HEAD: the headers alone; Hono would drop a streamed body unread, holding a slot (issue 26 item 1).
   if (c.req.method === 'HEAD') return c.body(null, 200, JSON_TYPE);
-  const parts = listChunks(c.var.db, range);
-  let first: IteratorResult<string>;
-  let second: IteratorResult<string>;
+  const parts = listByteChunks(c.var.db, range);
+  let first: IteratorResult<Buffer>;
+  let second: IteratorResult<Buffer>;
   try {
     first = await parts.next();
     second = await parts.next();
@@ -40,12 +43,12 @@ async function listAnswer(c: Context<AppEnv>, range: TransactionRange): Promise<
     throw error;
   }
   if (first.done) return c.body('[]', 200, JSON_TYPE);
-  if (second.done) return c.body(first.value, 200, JSON_TYPE);
+  if (second.done) return c.body(bytes(first.value), 200, JSON_TYPE);
   const slot = takeExportSlot();
   if (!slot) {
-    let text = first.value + second.value;
-    for await (const part of parts) text += part;
-    return c.body(text, 200, JSON_TYPE);
+    const all = [first.value, second.value];
+    for await (const part of parts) all.push(part);
+    return c.body(bytes(Buffer.concat(all)), 200, JSON_TYPE);
   }
   const body = streamHoldingSlot(c, 'list', slot, parts, [first.value, second.value]);
   return c.body(body, 200, JSON_TYPE);
