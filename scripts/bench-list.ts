@@ -5,7 +5,7 @@
  *   npm run bench:list        (after `npm run build`: it runs `ledger serve`)
  *
  * - the month at 8 connections (autocannon): req/s, p50/p99, the server's CPU and the database's
- *   (the bench database's backends only) per request;
+ *   (the bench database's backends only) per request; then the same at 1 connection (SECONDS / 2);
  * - the month without the HTTP server, before against after in alternating pairs at the same
  *   concurrency (BENCH_PAIR_ROUNDS rounds of BENCH_PAIR_SECONDS each, default 4 × 3 s): the
  *   statement the route ran before (the JSON written by PostgreSQL, one text, with a correlated
@@ -140,6 +140,23 @@ async function main(): Promise<void> {
       database_cpu_ms_per_request: Number((route.backendMicros / requests / 1000).toFixed(2)),
       load_average: loadavg().map((l) => Number(l.toFixed(2))),
     };
+    // The month one request at a time: what a request takes when it waits for no other (on a
+    // machine with a core for each connection, the p50 at 8 connections comes near it).
+    {
+      const serverBefore1 = cpuMicrosOf(server.pid!);
+      const alone = await measureBackends(admin, databaseName, false, () =>
+        autocannon({ url: monthUrl, headers: auth, connections: 1, duration: Math.max(2, SECONDS / 2) }),
+      );
+      const requests1 = Math.max(1, alone.result.requests.total);
+      report.month_one_connection = {
+        p50_ms: alone.result.latency.p50,
+        p99_ms: alone.result.latency.p99,
+        requests_per_second: Math.round(alone.result.requests.average),
+        server_cpu_ms_per_request: Number(((cpuMicrosOf(server.pid!) - serverBefore1) / requests1 / 1000).toFixed(2)),
+        database_cpu_ms_per_request: Number((alone.backendMicros / requests1 / 1000).toFixed(2)),
+        load_average: loadavg().map((l) => Number(l.toFixed(2))),
+      };
+    }
     // Before against after, without the HTTP server, in alternating pairs (the machine's load
     // changes from one minute to the next): the statement of before straight from postgres.js, and
     // the list as the route reads it now (listTransactionsJson in this process, its own pool), each

@@ -216,7 +216,7 @@ export const LIST_BATCH_ROWS = 1_000;
  * transaction's entries than writing text, per entry above all, and the join to accounts inside
  * each transaction's subquery: a hash join there sorted every transaction's two entries apart,
  * and with a few hundred accounts the planner hashed the entries and scanned every account once
- * per transaction (a month's list took 120 ms of CPU with 505 accounts). So each account's part
+ * per transaction (a month's list took 116 to 126 ms of CPU with 505 accounts, against 16 now). So each account's part
  * of an entry, `{"account_id" : …, "account_name" : …, "amount_cents" : `, is written once per
  * statement into one jsonb object keyed by account id, and an entry is a look-up in it (a binary
  * search, however many accounts), its amount and two concatenations, read from the index in entry
@@ -264,8 +264,8 @@ function listStatement(range: TransactionRange, limit?: number): SQL {
  * wholly out), read through a cursor on the database itself, so that only a batch or two is ever
  * in memory. A list that fits in one batch is one part, and so is a short range (one statement,
  * joined by day). Stopping early (`return()`) closes the cursor. The text PostgreSQL wrote is
- * passed on as its bytes: decoding a month's megabyte into a string and encoding it back for the
- * response was a fifth of the server's CPU for it.
+ * passed on as its bytes (postgres.js raw rows), a megabyte a month that the server would
+ * otherwise decode into a string and encode back for the response.
  */
 export async function* listByteChunks(db: Db, range: TransactionRange, limit?: number, batchRows = LIST_BATCH_ROWS): AsyncGenerator<Buffer> {
   if (isShortRange(range)) {
@@ -317,9 +317,10 @@ async function* mapParts<T>(parts: AsyncGenerator<Buffer>, map: (part: Buffer) =
  * A range of at most SHORT_RANGE_DAYS (a month, a quarter) is read in one statement, not through
  * the cursor, and answered in one piece; a quarter of a busy book is a few megabytes. PostgreSQL
  * joins each day's transactions (`string_agg` over the rows in their order, which a presorted
- * GROUP BY keeps) and the server joins the days: bench-list measured that cheaper than either
- * extreme, 4,000 rows for the server to read (its CPU up by a half) or one value of the whole list
- * (PostgreSQL's CPU up by a sixth, in megabyte copies and page faults).
+ * GROUP BY keeps) and the server joins the days. Measured for a month (issue 31 item 4): one value
+ * of the whole list cost PostgreSQL 1.5 to 5 ms more (megabyte copies and page faults) and the
+ * server 1 to 1.5 ms less, a wash in total, so the work stays off the shared database; 4,000 rows,
+ * one per transaction, cost the server 3.5 to 5 ms more.
  */
 const SHORT_RANGE_DAYS = 92;
 const DAY_MS = 86_400_000;
