@@ -194,6 +194,23 @@ describeEachDatabase('GET /transactions: the same bytes, read through a cursor a
     }
   });
 
+  it('an author beyond the first thousand users is written as well (looked up by primary key)', async () => {
+    await h.db.execute(sql`
+      insert into users (email, password_hash) select 'filler' || g || '@example.com', 'x' from generate_series(1, 1000) g`);
+    const late = await h.userWithToken('late"\\@example.com');
+    const [bank, , , salary] = accountIds as [number, number, number, number];
+    const res = await h.call(late.token, 'POST', '/transactions', {
+      occurred_on: '2026-02-11', description: 'by a late user', entries: [{ account_id: bank, amount_cents: 7 }, { account_id: salary, amount_cents: -7 }],
+    });
+    expect(res.status).toBe(201);
+    for (const range of [{ from: '2026-02-01', to: '2026-02-28' }, {}]) {
+      const list = await listTransactionsJson(h.db, range);
+      expect(list).toContain('"created_by_email" : "late\\"\\\\@example.com"');
+      expect(list).toBe(await reference(h.db, range));
+    }
+    await h.db.execute(sql`delete from users where email like 'filler%@example.com'`);
+  });
+
   it(`a book longer than a batch (${LIST_BATCH_ROWS} rows) is streamed, with the same bytes`, async () => {
     const [bank, , , salary] = accountIds as [number, number, number, number];
     const n = LIST_BATCH_ROWS + 500;

@@ -205,6 +205,9 @@ export const TRANSACTION_JSON = transactionJson();
  */
 export const LIST_BATCH_ROWS = 1_000;
 
+/** The users whose parts `listItems` writes once per statement (the first by id; the rest by primary key). */
+const AUTHOR_PARTS_MAX = 1_000;
+
 /**
  * The list's rows: per transaction its date and its read shape as JSON text (`item`), ordered by
  * occurred_on descending then id descending; entries by entry id. The text is byte for byte what
@@ -212,16 +215,19 @@ export const LIST_BATCH_ROWS = 1_000;
  * value`, elements joined by `, `; strings through to_json, the same escaping): tests/
  * transaction-list.test.ts compares the two.
  *
- * Where PostgreSQL's time went (bench-list, issue 31 item 4) was less the look-ups of each
- * transaction's entries than writing text, per entry above all, and the join to accounts inside
- * each transaction's subquery: a hash join there sorted every transaction's two entries apart,
- * and with a few hundred accounts the planner hashed the entries and scanned every account once
- * per transaction (a month's list took 116 to 126 ms of CPU with 505 accounts, against 16 now). So each account's part
- * of an entry, `{"account_id" : …, "account_name" : …, "amount_cents" : `, is written once per
- * statement into one jsonb object keyed by account id, and an entry is a look-up in it (a binary
- * search, however many accounts), its amount and two concatenations, read from the index in entry
- * order with no join and no sort. The author's part is one look-up per transaction, by primary
- * key when the users are many. Concatenation costs less than json_build_object's look-up of every
+ * Where PostgreSQL's time went (issue 31 item 4) was less the look-ups of each transaction's
+ * entries than writing text, per entry above all, the join to accounts inside each transaction's
+ * subquery (a hash join there sorted every transaction's two entries apart, and with a few hundred
+ * accounts the planner hashed the entries and scanned every account once per transaction: a
+ * month's list took 116 to 126 ms of CPU with 505 accounts, against 16 now) and the author's
+ * subquery per transaction (a fifth of what was left). So each account's part of an entry,
+ * `{"account_id" : …, "account_name" : …, "amount_cents" : `, is written once per statement into a
+ * jsonb object keyed by account id, and an entry is a look-up in it (a binary search, however many
+ * accounts), its amount and two concatenations, read from the index in entry order with no join
+ * and no sort. The author's part, `, "created_by_email" : …, "entries" : [`, is looked up the same
+ * way among at most AUTHOR_PARTS_MAX users, so that the object's cost per statement stays bounded;
+ * COALESCE runs the subquery by primary key only for an author it misses (a club of more users, or
+ * none: a removed author). Concatenation costs less than json_build_object's look-up of every
  * argument's type on every call. `nulls last` matches the index's order (the columns are never
  * null), so the rows come from the index in the list's order, with no sort before the first row:
  * the whole book can stream. Absent bounds are open and an absent limit is none, so the
@@ -232,10 +238,15 @@ function listItems(range: TransactionRange, limit?: number): SQL {
     with account_parts as materialized (
       select jsonb_object_agg(id, '{"account_id" : ' || id || ', "account_name" : ' || to_json(name)::text || ', "amount_cents" : ') as part_of
       from ${accounts}
+    ), author_parts as materialized (
+      select jsonb_object_agg(id, ', "created_by_email" : ' || to_json(email)::text || ', "entries" : [') as part_of
+      from (select id, email from ${users} order by id limit ${AUTHOR_PARTS_MAX}::integer) u
     )
     select t.occurred_on, '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
       || to_json(t.description)::text
-      || coalesce((select ', "created_by_email" : ' || to_json(u.email)::text || ', "entries" : [' from ${users} u where u.id = t.created_by),
+      || coalesce(
+        (select part_of from author_parts) ->> t.created_by::text,
+        (select ', "created_by_email" : ' || to_json(u.email)::text || ', "entries" : [' from ${users} u where u.id = t.created_by),
         ', "created_by_email" : null, "entries" : [')
       || coalesce((
         select string_agg(line, ', ') from (
