@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { cursorRows, type Db } from '../db/database';
+import { cursorRowsWithoutJit, type Db } from '../db/database';
 import { accounts, entries, transactions, type AccountKind } from '../db/schema';
 import { PeriodSchema } from './reports';
 import { getSettings } from './settings';
@@ -87,7 +87,7 @@ export async function* readBook(db: Db, period: Period): AsyncGenerator<{ accoun
   const byId = new Map<number, ExportAccount>();
   let open: ExportTransaction | undefined;
   let accountsSent = false;
-  for await (const rows of cursorRows<BookRow>(db, statement, EXPORT_BATCH_ROWS)) {
+  for await (const rows of cursorRowsWithoutJit<BookRow>(db, statement, EXPORT_BATCH_ROWS)) {
     const done: ExportTransaction[] = [];
     for (const row of rows) {
       if (row.section === 0) {

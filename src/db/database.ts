@@ -276,19 +276,6 @@ export function preparedStatement<Row>(statement: SQL): (db: Db, values: Record<
 }
 
 /**
- * The rows of one statement, `batch` at a time, through a cursor (postgres.js): one statement is
- * one snapshot, and only a batch is ever in memory (D17's exports of a whole book). The
- * connection is the statement's until the last batch is read or the reader stops; stopping early
- * (a download cancelled) closes the cursor. Top-level databases only, not inside a transaction.
- */
-export async function* cursorRows<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
-  const client = (db as unknown as { $client?: postgres.Sql }).$client;
-  if (!client) throw new Error('cursorRows needs the database itself, not a transaction');
-  const query = dialect.sqlToQuery(statement);
-  yield* client.unsafe(query.sql, query.params as never[]).cursor(batch) as AsyncIterable<Row[]>;
-}
-
-/**
  * The rows of one statement in batches (`Infinity`: all in one batch): on the database itself
  * through a cursor planned without JIT (`cursorRowsWithoutJit`), or all at once inside a
  * transaction (`tx`), where a cursor of the pool cannot run and a setting would leak into the
@@ -319,7 +306,9 @@ export async function* rawRowBatches(db: Db, statement: SQL, batch: number): Asy
 }
 
 /**
- * `cursorRows` for a statement whose plan PostgreSQL must not compile (issue 31 item 4). A plan
+ * The rows of one statement, `batch` at a time, through a cursor (postgres.js) on the database
+ * itself, not inside a transaction: one statement is one snapshot, and only a batch is ever in
+ * memory (D17's exports and the list of a whole book). Planned without JIT (issue 31 item 4): a plan
  * whose estimated cost passes `jit_above_cost` (100,000 by default: the list of a whole book, or of
  * a busy quarter) is compiled by LLVM before its first row where the server has JIT (Debian's
  * PostgreSQL has; our embedded binaries have not): 200 to 330 ms for the list of a
@@ -364,7 +353,7 @@ let declaredCursors = 0;
  * it (`DECLARE … NO SCROLL CURSOR`) and fetched batch by batch, so it reads the transaction's own
  * snapshot, only a batch is ever in memory, and the transaction may run other statements between
  * two batches (D22: a backup reads every table in one snapshot). Stopping early closes the cursor;
- * the transaction's end closes it anyway. `cursorRows` is its counterpart for the database itself.
+ * the transaction's end closes it anyway. `cursorRowsWithoutJit` is its counterpart for the database itself.
  */
 export async function* transactionCursorRows<Row>(tx: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
   const name = sql.identifier(`ledger_cursor_${++declaredCursors}`);
