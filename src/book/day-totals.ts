@@ -63,10 +63,14 @@ export async function compactDayTotals(db: Db, { exclusive = true }: { exclusive
  * The table rebuilt from entries, one row per account and day: what migration 0014 does once, for
  * a book written with the triggers off (scripts/bench-reports.ts writes one with
  * session_replication_role = replica). The share lock keeps writers out until it commits, so the
- * table matches entries exactly even while posts arrive.
+ * table matches entries exactly even while posts arrive. The compaction's lock, taken first and
+ * waited for, keeps a fold out as well: a fold under way when the delete read the table would
+ * otherwise commit its rows of sums, which the delete never saw, beside the rebuilt ones (every
+ * folded account-day counted twice); one that starts later finds the lock taken and does nothing.
  */
 export async function rebuildDayTotals(db: Db): Promise<number> {
   return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${COMPACTION_LOCK})`);
     await tx.execute(sql`lock table ${entries} in share mode`);
     await tx.execute(sql`delete from ${accountDayTotals}`);
     const [result] = rowsOf<{ n: number }>(
