@@ -6,6 +6,7 @@ import { conflict, notFound } from '../errors';
 import { requiredText } from '../text';
 import { requestSchema } from '../shapes';
 import { recordChange, type Actor } from './changes';
+import { holdOffCompaction } from './day-totals';
 import type { Account } from './views';
 
 export const ACCOUNT_NAME_MAX = 100;
@@ -81,6 +82,8 @@ export async function updateAccount(db: Db, id: number, patch: AccountPatch, act
  */
 export async function deleteAccount(db: Db, id: number, actor: Actor): Promise<void> {
   await db.transaction(async (tx) => {
+    // Before the account's row lock: a fold under way finishes first (issue 31 item 5, D7).
+    await holdOffCompaction(tx);
     const before = await lockedAccount(tx, id);
     const [used] = await tx.select({ id: entries.id }).from(entries).where(eq(entries.accountId, id)).limit(1);
     if (used) throw conflict('the account has entries');

@@ -60,6 +60,17 @@ export async function compactDayTotals(db: Db, { exclusive = true }: { exclusive
 }
 
 /**
+ * Waits for a compaction under way and keeps the next out until `tx` ends: for DELETE /accounts,
+ * before it locks the account. A fold whose snapshot still saw the account's entries (deleted and
+ * committed while it ran) writes a row of their sum, whose foreign-key check waits on the
+ * account's row lock, while the delete's cascade waits on the rows the fold deleted: a deadlock,
+ * and a 500. Deleting an account is rare; a fold that finds the lock taken runs next time.
+ */
+export async function holdOffCompaction(tx: Db): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${COMPACTION_LOCK})`);
+}
+
+/**
  * The table rebuilt from entries, one row per account and day: what migration 0014 does once, for
  * a book written with the triggers off (scripts/bench-reports.ts writes one with
  * session_replication_role = replica). The share lock keeps writers out until it commits, so the
@@ -70,7 +81,7 @@ export async function compactDayTotals(db: Db, { exclusive = true }: { exclusive
  */
 export async function rebuildDayTotals(db: Db): Promise<number> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${COMPACTION_LOCK})`);
+    await holdOffCompaction(tx);
     await tx.execute(sql`lock table ${entries} in share mode`);
     await tx.execute(sql`delete from ${accountDayTotals}`);
     const [result] = rowsOf<{ n: number }>(
