@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
-import { cursorRowsWithoutJit, rowBatches, rowsOf, type Db } from '../src/db/database';
+import { cursorRowsWithoutJit, rowsOf, type Db } from '../src/db/database';
 import { CLI_ACTOR } from '../src/book/changes';
 import { insertTransaction, LIST_BATCH_ROWS, listByteChunks, listChunks, listTransactionsJson, type TransactionRange } from '../src/book/transactions';
 import { removeUser } from '../src/identity/users';
@@ -142,11 +142,11 @@ describeEachDatabase('GET /transactions: the same bytes, read through a cursor a
   it('the list is planned without JIT, in a transaction of its own that leaves nothing behind', async () => {
     // JIT compiled the whole book's plan for 200 to 330 ms before its first row (PostgreSQL 15).
     const inside: string[] = [];
-    for await (const rows of rowBatches<{ jit: string; ro: string }>(h.db, sql`select current_setting('jit') as jit, current_setting('transaction_read_only') as ro`, 10)) {
+    for await (const rows of cursorRowsWithoutJit<{ jit: string; ro: string }>(h.db, sql`select current_setting('jit') as jit, current_setting('transaction_read_only') as ro`, 10)) {
       inside.push(...rows.map((r) => `${r.jit} ${r.ro}`));
     }
     expect(inside).toEqual(['off on']);
-    for await (const rows of rowBatches<{ n: number }>(h.db, sql`select generate_series(1, 5) as n`, Infinity)) expect(rows.length).toBe(5);
+    for await (const rows of cursorRowsWithoutJit<{ n: number }>(h.db, sql`select generate_series(1, 5) as n`, Infinity)) expect(rows.length).toBe(5);
     // The pool's connections keep the server's setting and take writes again.
     const settings = await Promise.all(Array.from({ length: 12 }, () => h.db.execute(sql`select current_setting('jit') as jit, current_setting('transaction_read_only') as ro`)));
     for (const result of settings) expect(rowsOf<{ ro: string }>(result)[0]!.ro).toBe('off');

@@ -276,25 +276,13 @@ export function preparedStatement<Row>(statement: SQL): (db: Db, values: Record<
 }
 
 /**
- * The rows of one statement in batches (`Infinity`: all in one batch): on the database itself
- * through a cursor planned without JIT (`cursorRowsWithoutJit`), or all at once inside a
- * transaction (`tx`), where a cursor of the pool cannot run and a setting would leak into the
- * caller's transaction. Either way one statement, one snapshot.
- */
-export async function* rowBatches<Row>(db: Db, statement: SQL, batch: number): AsyncGenerator<Row[]> {
-  if ((db as unknown as { $client?: unknown }).$client) {
-    yield* cursorRowsWithoutJit<Row>(db, statement, batch);
-    return;
-  }
-  const rows = rowsOf<Row>(await db.execute(statement));
-  if (rows.length > 0) yield rows;
-}
-
-/**
- * `rowBatches` with each row as its columns' bytes as PostgreSQL sent them (UTF-8 for text; null
- * for NULL), in the statement's column order: text that only passes through, such as JSON written
- * by PostgreSQL, is neither decoded into a string nor encoded back for a response. Inside a
- * transaction the rows are read as strings and encoded (the rare path).
+ * The rows of one statement in batches (`Infinity`: all in one batch), each row as its columns'
+ * bytes as PostgreSQL sent them (UTF-8 for text; null for NULL), in the statement's column order:
+ * text that only passes through, such as JSON written by PostgreSQL, is neither decoded into a
+ * string nor encoded back for a response. On the database itself through a cursor planned
+ * without JIT (`cursorRowsWithoutJit`); inside a transaction (`tx`), where a cursor of the pool
+ * cannot run and a setting would leak into the caller's transaction, all at once, read as strings
+ * and encoded (the rare path). Either way one statement, one snapshot.
  */
 export async function* rawRowBatches(db: Db, statement: SQL, batch: number): AsyncGenerator<(Buffer | null)[][]> {
   if ((db as unknown as { $client?: unknown }).$client) {
