@@ -16,9 +16,10 @@
  * The embedded default by default (a new cluster under bench-results/); BENCH_DATABASE_URL (a
  * database of the bench's own, dropped and created afresh) measures on that PostgreSQL instead.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { startServe } from './bench-serve';
 import { recreateDatabase } from './bench-database';
 import { createSchedule } from '../src/book/schedules';
 import { addDays, occurrencesBetween } from '../src/book/occurrences';
@@ -60,26 +61,6 @@ function summarise(samples: { ms: number; status: number }[], seconds: number): 
   };
 }
 
-/** The built `ledger serve`, its JSON log in bench-results/catchup-serve.log (never on this loop's pipe). */
-async function startServe(port: number, databaseUrl: string, logFile: string): Promise<{ child: ChildProcess; healthyAt: number }> {
-  const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  for (;;) {
-    if (exited) throw new Error('serve exited before it answered GET /health');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, healthyAt: performance.now() };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function stop(child: ChildProcess): Promise<number> {
   const started = performance.now();

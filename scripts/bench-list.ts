@@ -20,9 +20,9 @@
  * created afresh; BENCH_SECONDS (default 8). Writes bench-results/bench-list.json.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { startServe } from './bench-serve';
 import { measureBackends } from './bench-backends';
 import { recreateDatabase } from './bench-database';
 import { openConnection, openPostgres } from '../src/db/database';
@@ -49,26 +49,6 @@ function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 }
 
-async function startServe(port: number, databaseUrl: string): Promise<ChildProcess> {
-  mkdirSync('bench-results', { recursive: true });
-  const log = openSync('bench-results/serve-list.log', 'w');
-  const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  for (;;) {
-    if (exited) throw new Error('serve exited before it answered GET /health');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The statement GET /transactions ran before issue 31: PostgreSQL writes the whole list as one JSON text. */
 const BEFORE = `
@@ -115,7 +95,7 @@ async function main(): Promise<void> {
   const [{ month }] = (await sql<{ month: number }[]>`
     select count(*)::int as month from transactions where occurred_on between ${MONTH.from}::date and ${MONTH.to}::date`) as unknown as [{ month: number }];
 
-  const server = await startServe(port, url.href);
+  const { child: server } = await startServe(port, url.href, 'bench-results/serve-list.log');
   const admin = openConnection(url.href);
   const databaseName = url.pathname.slice(1);
   const auth = { authorization: `Bearer ${token}` };

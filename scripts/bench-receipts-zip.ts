@@ -10,15 +10,15 @@
  * size and entry count are checked. Prints the RSS before, the peak during and the growth, with
  * the archive's size: flat means the growth stays near one receipt, however many there are.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openConnection } from '../src/db/database';
 import { freePort, openEmbedded } from '../src/db/embedded';
 import { openPostgres } from '../src/db/database';
 import { mintToken } from '../src/identity/tokens';
 import { addUser } from '../src/identity/users';
+import { startServe } from './bench-serve';
 
 const RECEIPTS = Number(process.env.BENCH_RECEIPTS ?? 2_000);
 const RECEIPT_KIB = Number(process.env.BENCH_RECEIPT_KIB ?? 256);
@@ -28,22 +28,6 @@ const rssOf = (pid: number): number => {
   return Number(line.replace(/\D+/g, '')) / 1024;
 };
 
-async function startServe(port: number, databaseUrl: string, logFile: string): Promise<ChildProcess> {
-  const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function main(): Promise<void> {
   mkdirSync('bench-results', { recursive: true });
@@ -72,7 +56,7 @@ async function main(): Promise<void> {
   await database.close();
   await seeding.release();
 
-  const child = await startServe(port, `file:${dir}`, path.resolve('bench-results', 'receipts-zip-serve.log'));
+  const { child } = await startServe(port, `file:${dir}`, path.resolve('bench-results', 'receipts-zip-serve.log'));
   await new Promise((r) => setTimeout(r, 1_000));
   const before = rssOf(child.pid!);
   let peak = before;

@@ -11,10 +11,11 @@
  */
 import autocannon from 'autocannon';
 import type postgres from 'postgres';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
+import { startServe } from './bench-serve';
 import { recreateDatabase } from './bench-database';
 import { measureCost } from './bench-cost';
 import { measureBackends, statementsAvailable } from './bench-backends';
@@ -55,31 +56,6 @@ function peakRssMiB(child: ChildProcess): number {
   return Math.round(kib / 1024);
 }
 
-/**
- * `ledger serve` with its request log in bench-results/serve.log: a log sink on the load
- * generator's own event loop would stall the server's synchronous log writes whenever autocannon
- * keeps that loop busy, and measure the pipe instead of the service.
- */
-async function startServe(port: number, databaseUrl: string): Promise<ChildProcess> {
-  mkdirSync('bench-results', { recursive: true });
-  const log = openSync('bench-results/serve.log', 'w');
-  const child = spawn(process.execPath, ['bin/ledger.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, BIND_ADDR: `127.0.0.1:${port}`, WEB_BIND_ADDR: 'off', API_ORIGIN: `http://localhost:${port}` },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log); // the child holds its own copy
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  for (;;) {
-    if (exited) throw new Error('serve exited before it answered GET /health');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function cannon(options: autocannon.Options): Promise<Figures> {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
@@ -242,7 +218,7 @@ async function scenarios(target: Target): Promise<Record<string, unknown>> {
   await sql.end();
   await seeding.release();
 
-  const server = await startServe(port, target.serveDatabaseUrl);
+  const { child: server } = await startServe(port, target.serveDatabaseUrl, 'bench-results/serve.log');
   const direct = await target.connect();
   const auth = { authorization: `Bearer ${token}` };
   const results: Record<string, unknown> = {};
