@@ -1,18 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../db/database';
+import { DAY_TOTALS_COMPACTION_LOCK } from '../db/locks';
 import { accountDayTotals, entries } from '../db/schema';
 
 // D7, issue 31 item 5: account_day_totals holds, per account and day, rows whose sum is the sum of
 // that day's entries (drizzle/0014's triggers add one row of deltas per statement). Nothing here is
 // needed for the figures to be right: compaction only keeps the table near one row per account and
 // day, so that the reports read as few rows as the book has account-days.
-
-/**
- * The key of the transaction-scoped advisory lock a compaction tries: a second compaction (another
- * instance's background run) finds it taken and does nothing, rather than deleting the same rows
- * behind the first one's row locks only to find them gone.
- */
-const COMPACTION_LOCK = 20_023;
 
 /**
  * The fold, in one statement: every (account, day) with more than one row loses the rows this
@@ -23,7 +17,7 @@ const COMPACTION_LOCK = 20_023;
  * statement's snapshot is neither deleted nor counted. `exclusive` adds the advisory lock above.
  */
 function foldStatement(exclusive: boolean) {
-  const held = exclusive ? sql`(select pg_try_advisory_xact_lock(${COMPACTION_LOCK}))` : sql`true`;
+  const held = exclusive ? sql`(select pg_try_advisory_xact_lock(${DAY_TOTALS_COMPACTION_LOCK}))` : sql`true`;
   return sql`
     with gone as (
       delete from ${accountDayTotals}
@@ -67,7 +61,7 @@ export async function compactDayTotals(db: Db, { exclusive = true }: { exclusive
  * and a 500. Deleting an account is rare; a fold that finds the lock taken runs next time.
  */
 export async function holdOffCompaction(tx: Db): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${COMPACTION_LOCK})`);
+  await tx.execute(sql`select pg_advisory_xact_lock(${DAY_TOTALS_COMPACTION_LOCK})`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
+import { RECONCILIATION_LOCK } from '../db/locks';
 import { accounts, entries, INT4_MAX, reconciliations, transactions, type AccountKind } from '../db/schema';
 import { conflict, invalid, notFound, Refusal } from '../errors';
 import { requestSchema, strictBody } from '../shapes';
@@ -44,9 +45,6 @@ export const NewReconciliationSchema = requestSchema('NewReconciliation', strict
 export type NewReconciliation = v.InferOutput<typeof NewReconciliationSchema>;
 
 export const ReconciliationQuerySchema = v.object({ as_of: v.optional(dateString('as_of')) });
-
-/** Advisory lock key of an account's reconciliations: two at once on one account run one after the other. */
-const RECONCILE_LOCK = 20_021;
 
 const sign = (kind: AccountKind): bigint => (isCreditNormal(kind) ? -1n : 1n);
 
@@ -133,7 +131,7 @@ async function lockTransactionsToMark(db: Db, accountId: number, input: NewRecon
  */
 export async function reconcileAccount(db: Db, accountId: number, input: NewReconciliation, actor: Actor): Promise<ReconciliationView> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${RECONCILE_LOCK}, ${accountId})`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${RECONCILIATION_LOCK}, ${accountId})`);
     const kind = await accountKindOf(tx, accountId);
     const last = await latestOf(tx, accountId);
     if (last && input.statement_date < last.statement_date) {
@@ -222,7 +220,7 @@ export async function undoReconciliation(db: Db, id: number, actor: Actor): Prom
   await db.transaction(async (tx) => {
     const [found] = await readReconciliations(tx, sql`r.id = ${id}`);
     if (!found) throw notFound('no such reconciliation');
-    await tx.execute(sql`select pg_advisory_xact_lock(${RECONCILE_LOCK}, ${found.account_id})`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${RECONCILIATION_LOCK}, ${found.account_id})`);
     // Read again under the lock: a reconciliation made or undone meanwhile decides which is latest.
     const before = (await readReconciliations(tx, sql`r.id = ${id}`))[0];
     if (!before) throw notFound('no such reconciliation');

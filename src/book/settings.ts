@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
+import { CLOSED_THROUGH_LOCK } from '../db/locks';
 import { bookStyle, settings } from '../db/schema';
 import { requestSchema } from '../shapes';
 import { dateString } from '../text';
@@ -40,13 +41,6 @@ export type SettingsPatch = v.InferOutput<typeof SettingsPatchSchema>;
 
 // The single row (id 1) is seeded by migration 0001 and pinned by a check constraint.
 const SETTINGS_ID = 1;
-
-/**
- * The advisory lock under which the database's triggers read closed_through (migration 0008): a
- * change of the settings holds it exclusively, so a write racing a move of the date ends wholly
- * before or wholly after it (D20).
- */
-const CLOSED_THROUGH_LOCK = 20_020;
 
 const columns = { book_style: settings.bookStyle, currency: settings.currency, closed_through: settings.closedThrough };
 

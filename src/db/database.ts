@@ -6,6 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 import { causeChain } from '../errors';
+import { MIGRATION_LOCK as MIGRATION_LOCK_KEY } from './locks';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -20,9 +21,6 @@ export interface Database {
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
-
-/** A key for pg_advisory_lock, so two instances starting together migrate one after the other. */
-const MIGRATION_LOCK_KEY = 0x1ed6e5;
 
 /**
  * At most one query waits behind the running one on a connection; the rest wait in the pool's own

@@ -20,6 +20,7 @@ import {
   type EmbeddedLocation,
 } from './cluster';
 import { openConnection } from './database';
+import { EMBEDDED_SERVE_LOCK as SERVE_LOCK_KEY, EMBEDDED_USE_LOCK as USE_LOCK_KEY } from './locks';
 
 export { freePort } from './cluster';
 
@@ -49,11 +50,6 @@ export { freePort } from './cluster';
 
 /** The database of the ledger inside the cluster. */
 const DATABASE = 'ledger';
-
-/** Advisory lock keys: held by the one `serve` of a cluster; held shared by each admin command using it. */
-const SERVE_LOCK_KEY = 0x1ed6e6;
-
-const USE_LOCK_KEY = 0x1ed6e7;
 
 /** How long a process waits for a cluster on its way down (a last user stopping it) before giving up. */
 const TAKEOVER_WAIT_MS = 15_000;

@@ -1,5 +1,6 @@
 import { and, count, eq, isNotNull, isNull, lt, notExists, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
+import { CLIENT_REGISTRATION_LOCK } from '../db/locks';
 import { authorizationCodes, deviceGrants, oauthClients, tokens } from '../db/schema';
 import { randomSecret } from '../identity/secrets';
 import { OAuthError, unknownClient } from './errors';
@@ -16,9 +17,6 @@ export type OAuthClient = typeof oauthClients.$inferSelect;
 export const MAX_DYNAMIC_CLIENTS = 20;
 export const MAX_REDIRECT_URIS = 5;
 const REAP_AFTER_HOURS = 24;
-
-/** A key for pg_advisory_xact_lock: registrations run one at a time, so the cap of 20 holds under races. */
-const REGISTRATION_LOCK_KEY = 0x1ed6e6;
 
 /** Spec: OAuth client — the client shape of client_info and device_info. */
 export type ClientView = v.InferOutput<typeof Client>;
@@ -118,7 +116,7 @@ export function checkRedirectUris(uris: readonly string[]): void {
  */
 export function registerClient(db: Db, input: { redirectUris: string[]; name: string }): Promise<OAuthClient> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${REGISTRATION_LOCK_KEY})`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${CLIENT_REGISTRATION_LOCK})`);
     // D18: clients with a metadata document count against no cap.
     const [existing] = await tx
       .select({ n: count() })

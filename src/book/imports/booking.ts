@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from '../../db/database';
+import { IMPORT_LOCK } from '../../db/locks';
 import { accounts, changes, entries, importLines, importReferences, INT4_MAX, transactions, type AccountKind } from '../../db/schema';
 import { invalid, invalidLines, type LineError } from '../../errors';
 import { requestSchema, strictBody } from '../../shapes';
@@ -310,9 +311,6 @@ export async function previewImport(db: Db, request: ImportPreviewRequest): Prom
     ...(await balancesOf(db, request.account_id, statement)),
   };
 }
-
-/** Advisory lock key of an account's imports: two imports of one account run one after the other. */
-const IMPORT_LOCK = 16_016;
 
 /**
  * `POST /imports`: every new line of the statement written in one database transaction, each with
