@@ -1,7 +1,7 @@
 import { compactDayTotals } from './book/day-totals';
 import { postDueOccurrences } from './book/schedule-posting';
 import type { Db } from './db/database';
-import { deleteExpiredIdempotencyKeys } from './http/idempotency-store';
+import { deleteExpiredIdempotencyKeys } from './db/idempotency-keys';
 import type { Logger } from './log';
 
 // What `ledger serve` does besides answering requests, once at start (in the background: start-up

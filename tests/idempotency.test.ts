@@ -6,7 +6,7 @@ import { rowsOf, type Db } from '../src/db/database';
 import { invalid } from '../src/errors';
 import type { AppEnv } from '../src/http/context';
 import { answerError } from '../src/http/errors';
-import { deleteExpiredIdempotencyKeys } from '../src/http/idempotency-store';
+import { deleteExpiredIdempotencyKeys, keepAnswer, MAX_KEPT_ANSWERS_PER_USER } from '../src/db/idempotency-keys';
 import { route, routeGroup } from '../src/http/route';
 import { mintToken } from '../src/identity/tokens';
 import { addUser } from '../src/identity/users';
@@ -146,6 +146,39 @@ describeEachDatabase('Idempotency-Key (D21)', (h) => {
     expect(await deleteExpiredIdempotencyKeys(h.db)).toBe(1);
     expect(await countRows(h.db, 'idempotency_keys', sql`key = 'stale-1'`)).toBe(0);
     expect(await countRows(h.db, 'idempotency_keys')).toBe(live);
+  });
+
+  it('issue 36 item 5 (D21): at most 10,000 answers are kept per user; the one past it drops the oldest, down to 9,000, and keeps the newest', async () => {
+    const heavy = await h.userWithToken('heavy@idempotency.example');
+    // 10,000 kept 400s, a millisecond apart, oldest first: as if one client sent a new key with each.
+    await h.db.execute(sql`
+      insert into idempotency_keys (user_id, key, method, path, body_sha256, status, content_type, body, created_at, expires_at)
+      select ${heavy.userId}, 'old-' || i, 'POST', '/transactions', md5(i::text), 400, 'application/json', '{"error":"…"}',
+             now() - interval '1 hour' + i * interval '1 millisecond', now() + interval '23 hours' + i * interval '1 millisecond'
+      from generate_series(1, ${MAX_KEPT_ANSWERS_PER_USER}) i`);
+    const othersBefore = await countRows(h.db, 'idempotency_keys', sql`user_id <> ${heavy.userId}`);
+    expect(await keysOf(heavy.userId)).toBe(MAX_KEPT_ANSWERS_PER_USER);
+    const res = await keyedPost(send, heavy.token, '/transactions', move('past the cap'), 'new-1');
+    expect(res.status).toBe(201);
+    expect(await keysOf(heavy.userId)).toBe(9_000);
+    // The 9,000 newest stay: the one just kept, and old-1002 … old-10000; old-1 … old-1001 went.
+    const kept = rowsOf<{ key: string }>(await h.db.execute(sql`select key from idempotency_keys where user_id = ${heavy.userId} and key in ('new-1', 'old-1', 'old-1001', 'old-1002', 'old-10000')`));
+    expect(kept.map((r) => r.key).sort()).toEqual(['new-1', 'old-10000', 'old-1002']);
+    expect((await keyedPost(send, heavy.token, '/transactions', move('past the cap'), 'new-1')).headers.get('idempotent-replayed')).toBe('true');
+    // Other users' answers are theirs: untouched.
+    expect(await countRows(h.db, 'idempotency_keys', sql`user_id <> ${heavy.userId}`)).toBe(othersBefore);
+  });
+
+  it('issue 36 item 5 (D21): the cap holds answer by answer, the oldest going first (a cap of 5 given to keepAnswer)', async () => {
+    const small = await h.userWithToken('small-cap@idempotency.example');
+    const keyed = (key: string) => ({ userId: small.userId, key, method: 'POST', path: '/transactions', bodySha256: key });
+    const answer = { status: 400, contentType: 'application/json', body: '{}' };
+    const keysNow = async () => rowsOf<{ key: string }>(await h.db.execute(sql`select key from idempotency_keys where user_id = ${small.userId}`)).map((r) => r.key).sort();
+    for (let i = 1; i <= 8; i++) {
+      // One transaction each, as each keyed request is; created_at (now()) differs between them.
+      await h.db.transaction((tx) => keepAnswer(tx, keyed(`k${i}`), answer, 5));
+    }
+    expect(await keysNow()).toEqual(['k4', 'k5', 'k6', 'k7', 'k8']);
   });
 
   it('a malformed key is 400 {error} saying what is wrong, and nothing is run or kept', async () => {

@@ -57,6 +57,12 @@ export const RECONCILIATION_LOCK = 20_021;
 export const IMPORT_LOCK = 16_016;
 
 /**
+ * D21, first int of a pair whose second is the user's id: one keyed request at a time trims the
+ * user's kept answers down to the cap; another finding it taken leaves the trim to it.
+ */
+export const IDEMPOTENCY_TRIM_LOCK = 20_025;
+
+/**
  * D21: the lock of one user's Idempotency-Key, a bigint as a decimal string (cast it `::bigint`):
  * the first 8 bytes of SHA-256 over user and key. A collision with another key, or with one of the
  * fixed keys above, is as likely as guessing a 64-bit number.

@@ -6,7 +6,7 @@ import type { Db } from '../db/database';
 import { invalid } from '../errors';
 import type { AppEnv } from './context';
 import { answerError } from './errors';
-import { claimKey, findKeptAnswer, keepAnswer, type KeptAnswer, type KeyedRequest } from './idempotency-store';
+import { claimKey, findKeptAnswer, keepAnswer, type KeptAnswer, type KeyedRequest } from '../db/idempotency-keys';
 import { refused, type Reply } from './replies';
 
 // D21: `Idempotency-Key` (IETF httpapi draft-ietf-httpapi-idempotency-key-header) on the POSTs
