@@ -9,10 +9,13 @@ import { Paperclip, receiptsInWords, Receipts } from './Receipts';
 import { ReconciledMark } from './Register';
 import { ScheduleForm } from './ScheduleForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
-import { everyTransaction, PrintedList } from './TransactionsPrint';
+import { everyTransaction, PrintedList, type ListQuery } from './TransactionsPrint';
+import { useLatestRequest, useSettled } from '../settled';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
 export const PAGE_SIZE = 50;
+/** Issue 37 item 1: how long a person's pause in typing is before the list is asked for. */
+const SEARCH_PAUSE_MS = 250;
 
 /** D20: why a reconciled transaction keeps its date and entries, said before anything is sent. */
 const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
@@ -248,13 +251,27 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
 /** Issue 25 items 8 and 9: the list's heading says what it lists. */
 const listHeading = (account: Account | undefined) => (account ? `Transactions on ${account.name}` : 'Recorded transactions');
 
+/** The query a list answers, as one comparable key. */
+const keyOf = (query: ListQuery) => JSON.stringify(query);
+
 export function Transactions() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
-  const [list, setList] = useState<ListedTransaction[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
   const [query, setQuery] = useState({ from: '', to: '', q: '' });
   // Issue 25 item 8: the list of one account's transactions (D15 `account_id`), linked from elsewhere as ?account_id=.
   const accountId = new URLSearchParams(useApp().path.split('?')[1] ?? '').get('account_id') ?? '';
+  /**
+   * Issue 37 item 1: the list with the query it answers. Typing asks once the person pauses, and
+   * only the latest request's answer is shown, so the rows, their totals and the printed list
+   * always belong to one query; while the box says something else, they are marked as not current.
+   */
+  const [shown, setShown] = useState<{ query: ListQuery; items: ListedTransaction[]; next: string | null } | null>(null);
+  const list = shown?.items ?? null;
+  const next = shown?.next ?? null;
+  const asked = { ...query, account_id: accountId };
+  const settled = useSettled(asked, SEARCH_PAUSE_MS);
+  const settledKey = keyOf(settled);
+  const current = shown !== null && keyOf(shown.query) === keyOf(asked);
+  const { begin, join } = useLatestRequest();
   // Issue 25 item 10: every transaction of the list, fetched for print.
   const [printed, setPrinted] = useState<ListedTransaction[] | null>(null);
   const [editing, setEditing] = useState<Transaction | null>(null);
@@ -263,18 +280,20 @@ export function Transactions() {
   const [saved, setSaved] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  const pageOf = (cursor?: string) => withQuery('/transactions', { ...query, account_id: accountId, limit: String(PAGE_SIZE), cursor });
+  const pageOf = (of: ListQuery, cursor?: string) => withQuery('/transactions', { ...of, limit: String(PAGE_SIZE), cursor });
   const load = useCallback(async () => {
+    const latest = begin();
+    const of: ListQuery = JSON.parse(settledKey);
     try {
-      setAccounts(await api<Account[]>('GET', '/accounts'));
-      const first = await apiPage<ListedTransaction>(pageOf());
-      setList(first.items);
-      setNext(first.next);
+      const [known, first] = await Promise.all([api<Account[]>('GET', '/accounts'), apiPage<ListedTransaction>(pageOf(of))]);
+      if (!latest()) return;
+      setAccounts(known);
+      setShown({ query: of, items: first.items, next: first.next });
       setPrinted(null);
     } catch (e) {
-      setError((e as Error).message);
+      if (latest()) setError((e as Error).message);
     }
-  }, [query, accountId]);
+  }, [settledKey]);
   useEffect(() => {
     if (printed) window.print();
   }, [printed]);
@@ -284,10 +303,13 @@ export function Transactions() {
     setQuery({ ...query, ...patch });
   };
   const print = async () => {
+    if (!shown || !current) return;
+    const latest = join();
     try {
-      setPrinted(await everyTransaction({ ...query, account_id: accountId }));
+      const every = await everyTransaction(shown.query);
+      if (latest()) setPrinted(every);
     } catch (e) {
-      setError((e as Error).message);
+      if (latest()) setError((e as Error).message);
     }
   };
   useEffect(() => void load(), [load]);
@@ -308,13 +330,15 @@ export function Transactions() {
   }, [editId]);
 
   const more = async () => {
-    if (!next) return;
+    if (!shown || !shown.next) return;
+    const of = shown.query;
+    const latest = join();
     try {
-      const page = await apiPage<ListedTransaction>(pageOf(next));
-      setList((shown) => [...(shown ?? []), ...page.items]);
-      setNext(page.next);
+      const page = await apiPage<ListedTransaction>(pageOf(of, shown.next));
+      if (!latest()) return;
+      setShown((was) => was && keyOf(was.query) === keyOf(of) ? { query: of, items: [...was.items, ...page.items], next: page.next } : was);
     } catch (e) {
-      setError((e as Error).message);
+      if (latest()) setError((e as Error).message);
     }
   };
 
@@ -397,7 +421,7 @@ export function Transactions() {
               </p>
             )}
             <div className="row screen-only">
-              <button type="button" className="secondary" onClick={() => void print()}>
+              <button type="button" className="secondary" disabled={!current} onClick={() => void print()}>
                 Print the list
               </button>
             </div>
@@ -409,7 +433,7 @@ export function Transactions() {
                 accounts={accounts}
                 transaction={editing}
                 reconciled={(editing as ListedTransaction).reconciled ?? list.find((t) => t.id === editing.id)?.reconciled ?? false}
-                onReceipts={(count) => setList((shown) => shown && shown.map((t) => (t.id === editing.id ? { ...t, attachments: count } : t)))}
+                onReceipts={(count) => setShown((was) => was && { ...was, items: was.items.map((t) => (t.id === editing.id ? { ...t, attachments: count } : t)) })}
                 onDone={(said) => {
                   setEditing(null);
                   if (!said) return;
@@ -418,9 +442,16 @@ export function Transactions() {
                 }}
               />
             )}
-            <History list={list} accounts={accounts} onEdit={(t) => { setDeleted(null); setEditing(t); }} onDelete={(t) => void remove(t)} />
-            <PrintedList list={printed ?? list} complete={printed !== null || !next} query={{ ...query, account_id: accountId }} accounts={accounts} />
-            {next && (
+            {!current && (
+              <p className="muted screen-only" role="status">
+                Searching{query.q ? ` for “${query.q}”` : ''}…
+              </p>
+            )}
+            <div aria-busy={!current} className={current ? undefined : 'stale'}>
+              <History list={list} accounts={accounts} onEdit={(t) => { setDeleted(null); setEditing(t); }} onDelete={(t) => void remove(t)} />
+            </div>
+            {shown && <PrintedList list={printed ?? list} complete={printed !== null || !next} query={shown.query} accounts={accounts} />}
+            {next && current && (
               <button type="button" className="secondary" onClick={() => void more()}>
                 Load more
               </button>

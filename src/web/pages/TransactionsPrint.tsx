@@ -32,12 +32,12 @@ export async function everyTransaction(query: ListQuery): Promise<ListedTransact
   return all;
 }
 
-/** The period of the list in words ("from 1 May 2026 to 31 May 2026"; the whole book without dates). */
+/** The period of the list in words ("from 1 May 2026 to 31 May 2026"; "of the whole book" without dates, issue 37 item 13). */
 export function periodOf({ from, to }: { from: string; to: string }): string {
   if (from && to) return `from ${formatDate(from)} to ${formatDate(to)}`;
   if (from) return `from ${formatDate(from)} on`;
   if (to) return `up to ${formatDate(to)}`;
-  return 'the whole book';
+  return 'of the whole book';
 }
 
 /**
