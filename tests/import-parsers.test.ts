@@ -884,3 +884,22 @@ describe('D16 German CSV: payee and purpose joined, a preamble, ";" and 1.234,56
     if (!result.success) expect(describeIssues(result.issues)).toBe('csv.description_column must be a column name or a 0-based index, or a list of them');
   });
 });
+
+describe('issue 37 item 10 (D16 malformed files: naming the element): an OFX aggregate never closed', () => {
+  it('a LEDGERBAL whose end tag is missing is refused naming LEDGERBAL and its line, not "DTASOF is missing" (SGML and XML)', () => {
+    expect(refusal(() => parseStatement('ofx', fixture('ofx-1-sgml.ofx').replace('</LEDGERBAL>\n', '')))).toBe(
+      'line 73: <LEDGERBAL> is never closed: </STMTRS> on line 76 comes before its </LEDGERBAL>',
+    );
+    expect(refusal(() => parseStatement('ofx', fixture('ofx-2-xml.ofx').replace('</DTASOF></LEDGERBAL>', '</DTASOF>')))).toBe(
+      'line 53: <LEDGERBAL> is never closed: </CCSTMTRS> on line 54 comes before its </LEDGERBAL>',
+    );
+  });
+
+  it('a STMTTRN never closed is named too; an empty leaf before its siblings is still read', () => {
+    const unclosed = sgml('<STMTTRN><DTPOSTED>20260102<TRNAMT>1.00<FITID>A1<NAME>One\n<STMTTRN><DTPOSTED>20260103<TRNAMT>2.00<FITID>A2<NAME>Two</STMTTRN>\n');
+    expect(refusal(() => parseStatement('ofx', unclosed))).toBe('line 8: <STMTTRN> is never closed: </BANKTRANLIST> on line 10 comes before its </STMTTRN>');
+    expect(parseStatement('ofx', sgml('<STMTTRN><DTPOSTED>20260103<NAME><TRNAMT>-2.00<FITID>A2<MEMO>No name</STMTTRN>\n')).lines).toEqual([
+      line(1, '2026-01-03', 'No name', -200, 'A2'),
+    ]);
+  });
+});

@@ -11,15 +11,33 @@ import { shown } from './statement';
 //     processing instructions dropped, an `&` that starts no XML reference escaped (`AT&T`),
 //     CDATA turned into escaped text;
 //   - anything it cannot make well-formed (an end tag that closes nothing, a name that is not a
-//     name, a tag or comment never closed, a file that ends inside an element) is refused here,
-//     naming the file's line.
+//     name, a tag or comment never closed, a file that ends inside an element, an aggregate such as
+//     LEDGERBAL whose end tag is missing) is refused here, naming the file's line and the element.
 // One pass over the text, no pattern that backtracks: linear in the file's size.
 
 interface Open {
   name: string;
   /** Where its start tag is in the output, to be made `<NAME/>` when it turns out an empty leaf. */
   at: number;
+  /** The file's line of its start tag. */
+  line: number;
+  /** An element has started inside it. */
+  holds: boolean;
 }
+
+/**
+ * The OFX aggregates a statement holds (OFX 1.6 and 2.x, banking and credit card): elements made
+ * of other elements, whose end tag SGML OFX requires too. One left open, with elements in it, when
+ * an enclosing element ends is no empty leaf: taking it for one would make its children its
+ * siblings, and a LEDGERBAL read so "has no DTASOF" though the file has one (issue 37 item 10).
+ * An empty one left open loses nothing and is read as empty.
+ */
+const AGGREGATES = new Set([
+  'OFX', 'SIGNONMSGSRSV1', 'SONRS', 'STATUS', 'FI',
+  'BANKMSGSRSV1', 'STMTTRNRS', 'STMTRS', 'CREDITCARDMSGSRSV1', 'CCSTMTTRNRS', 'CCSTMTRS',
+  'BANKACCTFROM', 'BANKACCTTO', 'CCACCTFROM', 'CCACCTTO', 'CURRENCY', 'ORIGCURRENCY',
+  'BANKTRANLIST', 'STMTTRN', 'PAYEE', 'LEDGERBAL', 'AVAILBAL', 'BALLIST', 'BAL',
+]);
 
 const NAME = /^[A-Za-z][A-Za-z0-9._-]*$/;
 /** An `&` not starting `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` or a numeric reference. */
@@ -97,9 +115,11 @@ export function ofxToXml(body: string, firstLine: number): string {
       closeElement(name);
     } else {
       if (leaf) closeLeaf();
+      const parent = open.at(-1);
+      if (parent) parent.holds = true;
       if (empty) out.push(`<${name}/>`);
       else {
-        open.push({ name, at: out.length });
+        open.push({ name, at: out.length, line, holds: false });
         out.push(`<${name}>`);
       }
     }
@@ -119,6 +139,7 @@ export function ofxToXml(body: string, firstLine: number): string {
     if (k === -1) throw invalid(`line ${line}: </${name}> closes no open element`);
     while (open.length - 1 > k) {
       const inner = open.pop()!;
+      if (AGGREGATES.has(inner.name) && inner.holds) throw invalid(`line ${inner.line}: <${inner.name}> is never closed: </${name}> on line ${line} comes before its </${inner.name}>`);
       out[inner.at] = `<${inner.name}/>`;
     }
     open.pop();
