@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, rowsOf, type Database } from '../src/db/database';
+import { openPostgres, rowsOf, type Database, type Db } from '../src/db/database';
+import { CLOSED_THROUGH_LOCK } from '../src/db/locks';
 import { createApp, type App } from '../src/http/app';
 import { bookRequests } from './support/book';
 import { describeEachDatabase } from './support/harness';
@@ -28,6 +29,22 @@ async function race(round: number, first: () => Promise<Response>, second: () =>
     return send();
   };
   return Promise.all([after(round % 2 === 0 ? head : 0, first), after(round % 2 === 0 ? 0 : head, second)]);
+}
+
+/**
+ * Until a backend of this database waits on a lock while running a statement like `statement`
+ * (ILIKE), or 10 s: the request held behind the step left open has reached the lock, which a fixed
+ * sleep only hoped for (issue 36 item 7).
+ */
+async function untilWaitingOnLock(db: Db, statement: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const [row] = rowsOf<{ n: number }>(await db.execute(sql`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock' and query ilike ${statement}`));
+    if (row!.n > 0) return;
+    await sleep(20);
+  }
+  throw new Error(`no backend waited on a lock running ${statement}`);
 }
 
 describeEachDatabase('races on the locks of reconciliation and closed periods (D20)', (h) => {
@@ -183,7 +200,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         let settled = false;
         const reconciling = api('POST', `/accounts/${ids['Race bank']}/reconciliations`, { statement_date: '2026-01-31', statement_balance_cents: statement1 })
           .finally(() => (settled = true));
-        await sleep(300);
+        await untilWaitingOnLock(h.db, '%for share%');
         expect(settled, 'the reconciliation must wait for the correction in flight').toBe(false);
         correction.release();
         await correcting;
@@ -208,7 +225,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         });
         settled = false;
         const correctingLate = api('PUT', `/transactions/${t1}`, tx('Held correction', 3_100, '2026-01-16', 'Race bank', 'Food')).finally(() => (settled = true));
-        await sleep(300);
+        await untilWaitingOnLock(h.db, '%for update%');
         expect(settled, 'the correction must wait for the reconciliation in flight').toBe(false);
         reconciliation.release();
         await marking;
@@ -243,7 +260,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         let settled = false;
         const reconciling = api('POST', `/accounts/${ids['Race bank']}/reconciliations`, { statement_date: '2026-01-31', statement_balance_cents: statement })
           .finally(() => (settled = true));
-        await sleep(300);
+        await untilWaitingOnLock(h.db, '%for share%');
         expect(settled, 'the reconciliation must wait for the correction in flight').toBe(false);
         release();
         await correcting;
@@ -353,7 +370,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         let closing!: Promise<void>;
         const closeLocked = new Promise<void>((locked) => {
           closing = outside.db.transaction(async (t) => {
-            await t.execute(sql`select pg_advisory_xact_lock(20020)`);
+            await t.execute(sql`select pg_advisory_xact_lock(${CLOSED_THROUGH_LOCK})`);
             await t.execute(sql`update settings set closed_through = '2025-05-31' where id = 1`);
             locked();
             await closeHeld;
@@ -362,7 +379,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         await closeLocked;
         let settled = false;
         const waitingPost = api('POST', '/transactions', tx('Posted during a close', 300, '2025-05-15', 'Close bank', 'Food')).finally(() => (settled = true));
-        await sleep(300);
+        await untilWaitingOnLock(h.db, '%insert%');
         expect(settled, 'the post must wait for the close in flight').toBe(false);
         releaseClose();
         await closing;
@@ -390,7 +407,7 @@ describeEachDatabase('races on the locks of reconciliation and closed periods (D
         await postLocked;
         settled = false;
         const waitingClose = api('PUT', '/settings', { closed_through: '2025-05-31' }).finally(() => (settled = true));
-        await sleep(300);
+        await untilWaitingOnLock(h.db, '%pg_advisory_xact_lock%');
         expect(settled, 'the close must wait for the post in flight').toBe(false);
         releasePost();
         const kept = await posting;

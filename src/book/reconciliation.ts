@@ -178,9 +178,14 @@ export async function listReconciliations(db: Db, accountId: number): Promise<Re
  * `GET /accounts/{id}/reconciliation?as_of=` (D20): where the account stands. `last` and the
  * reconciled balance are the latest whatever `as_of`; the book's balance and the unreconciled
  * transactions (their unreconciled entries on the account summed, oldest first) are as of `as_of`.
- * One statement: one snapshot.
+ * Its statements read one snapshot (issue 36 item 6): read apart, a reconciliation made or undone
+ * between them showed a `last` whose balance was not the reconciled one.
  */
 export async function reconciliationStatus(db: Db, accountId: number, asOf: string | undefined): Promise<v.InferOutput<typeof ReconciliationStatus>> {
+  return db.transaction((tx) => statusOf(tx, accountId, asOf), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+async function statusOf(db: Db, accountId: number, asOf: string | undefined): Promise<v.InferOutput<typeof ReconciliationStatus>> {
   const kind = await accountKindOf(db, accountId);
   const day = asOf ?? todayUtc();
   const result = await db.execute(sql`

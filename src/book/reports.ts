@@ -210,13 +210,19 @@ export async function monthlyReport(db: Db, query: v.InferOutput<typeof PeriodSc
 /**
  * D7: GET /reports/accounts/{id}/register — the account's entries in the period, oldest first
  * (occurred_on, then transaction id, then entry id), with the running balance computed by a
- * window function on top of the opening balance; all in natural sign.
+ * window function on top of the opening balance; all in natural sign. The opening balance and the
+ * lines are read in one snapshot (issue 36 item 6): apart, a transaction moved across the period's
+ * first day between the two reads was counted twice or not at all.
  */
 export async function accountRegisterReport(
   db: Db,
   accountId: number,
   query: v.InferOutput<typeof PeriodSchema>,
 ): Promise<v.InferOutput<typeof Register>> {
+  return db.transaction((tx) => registerOf(tx, accountId, query), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+async function registerOf(db: Db, accountId: number, query: v.InferOutput<typeof PeriodSchema>): Promise<v.InferOutput<typeof Register>> {
   const [account] = await db
     .select({ id: accounts.id, name: accounts.name, kind: accounts.kind })
     .from(accounts)
