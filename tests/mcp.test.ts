@@ -239,7 +239,9 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
     expect((await h.call(token, 'PUT', '/settings', { book_style: 'club' })).status).toBe(200);
     try {
       const club = await descriptions();
-      expect(club.record_money_in).toMatch(/^Record a receipt:/);
+      expect(club.record_money_in).toMatch(/^Record income:/);
+      // Issue 37 item 8 (D12): "receipt" is the file (D22), never money in.
+      expect(club.record_money_in).not.toMatch(/receipt/i);
       expect(club.record_money_out).toMatch(/^Record a payment:/);
       expect(club.move_money).toMatch(/^Transfer between funds:/);
       expect(club.get_report).toContain('"balance_sheet" (Statement of funds');
@@ -247,7 +249,7 @@ describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {
       for (const name of ['list_accounts', 'create_account']) {
         expect(club[name]).toContain(
           'asset: Funds (bank, cash box); liability: What the club owes; equity: Reserves; ' +
-            'income: Receipts (dues, donations, events); expense: Payments (venue, kit, events)',
+            'income: Income (dues, donations, events); expense: Payments (venue, kit, events)',
         );
       }
       // No household wording is left in any description of a club's tools.

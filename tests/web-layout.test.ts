@@ -318,7 +318,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a web app a treasurer can 
       await page().reload();
       await page().getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
       await page().getByRole('region', { name: 'Funds (bank, cash box)' }).waitFor();
-      expect((await headings()).slice(0, 5)).toEqual(['Funds (bank, cash box)', 'What the club owes', 'Reserves', 'Receipts (dues, donations, events)', 'Payments (venue, kit, events)']);
+      expect((await headings()).slice(0, 5)).toEqual(['Funds (bank, cash box)', 'What the club owes', 'Reserves', 'Income (dues, donations, events)', 'Payments (venue, kit, events)']);
       expect(await call('PUT', '/settings', { book_style: 'personal' })).toBe(200);
       await page().reload();
       await page().getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();

@@ -217,7 +217,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('reconciliation, closed boo
 
     await go('Transactions', 'Transactions');
     const form = page.locator('form.record');
-    await page.getByRole('radio', { name: 'Record a receipt' }).check();
+    await page.getByRole('radio', { name: 'Record income' }).check();
     await form.getByLabel('Date').fill(`${LAST_YEAR}-12-20`);
     const why = `The books are closed through ${shown(`${LAST_YEAR}-12-31`)}: a transaction dated ${shown(`${LAST_YEAR}-12-20`)} cannot be recorded.`;
     // Said as soon as the date is in the closed year, before anything is sent.

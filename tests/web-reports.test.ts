@@ -190,7 +190,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports 
     await page.getByRole('heading', { name: 'Income and expenditure', level: 2 }).waitFor();
     await page.getByRole('heading', { name: 'Statement of funds', level: 2 }).waitFor();
     const clubStatement = personalStatement.map((row) =>
-      row[0] === 'Income' ? ['Receipts (dues, donations, events)'] : row[0] === 'Spending categories' ? ['Payments (venue, kit, events)'] : row,
+      row[0] === 'Income' ? ['Income (dues, donations, events)'] : row[0] === 'Spending categories' ? ['Payments (venue, kit, events)'] : row,
     );
     expect(await rowsOf('Income and expenditure')).toEqual(clubStatement);
     const clubGroups = (await rowsOf('Statement of funds')).filter((row) => row.length === 1).map((row) => row[0]);
@@ -214,7 +214,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('annual report and exports 
       `Annual report ${REPORTED}`,
       'Income and expenditure',
       'Statement of funds',
-      'Receipts (dues, donations, events)',
+      'Income (dues, donations, events)',
       'Payments (venue, kit, events)',
       'Funds (bank, cash box)',
       'What the club owes',

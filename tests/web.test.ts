@@ -497,7 +497,7 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     await go('Settings', 'Settings');
     await page.getByRole('radio', { name: 'Club (an association)' }).check();
     await go('Transactions', 'Transactions');
-    await page.getByRole('radio', { name: 'Record a receipt' }).waitFor();
+    await page.getByRole('radio', { name: 'Record income' }).waitFor();
     await go('Reports', 'Reports');
     await page.getByRole('heading', { name: 'Statement of funds' }).waitFor();
     await go('Ledger', 'Home');

@@ -92,5 +92,5 @@ export const OWED_WORDS = {
  */
 export const COUNTS_AS: Record<BookStyle, Record<AccountKind, string>> = {
   personal: { asset: 'money we have', liability: 'what we owe', equity: 'starting balances', income: 'income', expense: 'spending' },
-  club: { asset: 'the club’s funds', liability: 'what the club owes', equity: 'reserves', income: 'receipts', expense: 'payments' },
+  club: { asset: 'the club’s funds', liability: 'what the club owes', equity: 'reserves', income: 'income', expense: 'payments' },
 };
