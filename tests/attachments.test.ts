@@ -4,9 +4,13 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/database';
-import { addAttachment, cleanAttachmentName, STORAGE_FULL } from '../src/book/attachments';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openConnection, rowsOf, type Db } from '../src/db/database';
+import * as schema from '../src/db/schema';
+import { addAttachment, cleanAttachmentName, RECEIPT_PIECE_BYTES, STORAGE_FULL } from '../src/book/attachments';
+import { reconcileAccount } from '../src/book/reconciliation';
+import { createApp } from '../src/http/app';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -15,6 +19,9 @@ import { json } from './support/http';
 // 10 MiB exactly and one byte more (with and without Content-Length), the quotas, every header of
 // the download, the names, the change records, delete refused in a closed period and on a
 // reconciled transaction, and receipts kept through a transaction's delete and restore.
+// Issue 36 items 4 and 5: a deleted transaction's receipts listed and removable, the storage
+// figure's deleted part, HEAD and 304 without reading the bytes (every statement the app sends is
+// watched), a download in pieces, and a removal racing a reconciliation refused by the database.
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -233,19 +240,62 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect(deleted).toMatchObject({ action: 'delete', before: stamp, after: null });
   });
 
-  it('a deleted transaction keeps its receipts; restored, they are listed again', async () => {
+  it('a deleted transaction keeps its receipts, listed on it (D15\'s restore path, issue 36 item 4); restored, they are listed again', async () => {
     const tx = await newTransaction('2026-04-01', 'Desk lamp');
     const made = await json(await upload(tx, SAMPLES['image/jpeg']!, 'image/jpeg', 'lamp.jpg'));
     expect((await api('DELETE', `/transactions/${tx}`)).status).toBe(204);
-    expect((await api('GET', `/transactions/${tx}/attachments`)).status).toBe(404);
+    const kept = await api('GET', `/transactions/${tx}/attachments`);
+    expect(kept.status).toBe(200);
+    expect(await json(kept)).toEqual([made]);
     expect((await api('POST', `/transactions/${tx}/restore`)).status).toBe(201);
     expect((await json(await api('GET', `/transactions/${tx}/attachments`))).map((a: Json) => a.id)).toEqual([made.id]);
+    // A deleted transaction that had none lists none; an id never used is still unknown.
+    const bare = await newTransaction('2026-04-02', 'No receipt');
+    expect((await api('DELETE', `/transactions/${bare}`)).status).toBe(204);
+    expect(await json(await api('GET', `/transactions/${bare}/attachments`))).toEqual([]);
+    expect((await api('GET', '/transactions/999998/attachments')).status).toBe(404);
   });
 
-  it('GET /attachments/usage: the bytes used, the count and the limit', async () => {
+  it('issue 36 item 4: receipts of a deleted transaction are removable, even dated in a closed period; the storage figure says what deleted transactions hold', async () => {
+    const usageNow = async () => json(await api('GET', '/attachments/usage'));
+    const before = await usageNow();
+    const tx = await newTransaction('2026-05-04', 'Shredded invoice');
+    const pdf = await json(await upload(tx, SAMPLES['application/pdf']!, 'application/pdf', 'invoice.pdf'));
+    const gif = await json(await upload(tx, SAMPLES['image/gif']!, 'image/gif', 'stamp.gif'));
+    expect((await api('DELETE', `/transactions/${tx}`)).status).toBe(204);
+    const held = await usageNow();
+    expect(held).toStrictEqual({
+      used_bytes: before.used_bytes + pdf.size + gif.size,
+      count: before.count + 2,
+      deleted_bytes: before.deleted_bytes + pdf.size + gif.size,
+      deleted_count: before.deleted_count + 2,
+      limit_bytes: 1024 * MiB,
+    });
+    await api('PUT', '/settings', { closed_through: '2026-05-31' });
+    try {
+      // The transaction is gone (its restore would be refused in the closed period): nothing of the book is changed by removing what it left.
+      expect((await api('DELETE', `/attachments/${pdf.id}`)).status).toBe(204);
+    } finally {
+      await api('PUT', '/settings', { closed_through: null });
+    }
+    expect((await json(await api('GET', `/transactions/${tx}/attachments`))).map((a: Json) => a.id)).toEqual([gif.id]);
+    const after = await usageNow();
+    expect(after.deleted_bytes).toBe(before.deleted_bytes + gif.size);
+    expect(after.deleted_count).toBe(before.deleted_count + 1);
+    expect((await json(await api('GET', `/changes?subject=attachment&subject_id=${pdf.id}`))).changes[0]).toMatchObject({ action: 'delete', before: pdf, after: null });
+    // Restored, its remaining receipt is the book's again.
+    expect((await api('POST', `/transactions/${tx}/restore`)).status).toBe(201);
+    expect((await usageNow()).deleted_bytes).toBe(before.deleted_bytes);
+  });
+
+  it('GET /attachments/usage: the bytes used, the count, the part of deleted transactions and the limit', async () => {
     const usage = await json(await api('GET', '/attachments/usage'));
-    const [row] = rowsOf<{ bytes: string; n: string }>(await h.db.execute(sql`select coalesce(sum(size), 0)::text as bytes, count(*)::text as n from attachments`));
-    expect(usage).toStrictEqual({ used_bytes: Number(row!.bytes), count: Number(row!.n), limit_bytes: 1024 * MiB });
+    const [row] = rowsOf<{ bytes: string; n: string; gone: string; gone_n: string }>(await h.db.execute(sql`
+      select coalesce(sum(size), 0)::text as bytes, count(*)::text as n,
+        coalesce(sum(size) filter (where transaction_id not in (select id from transactions)), 0)::text as gone,
+        count(*) filter (where transaction_id not in (select id from transactions))::text as gone_n
+      from attachments`));
+    expect(usage).toStrictEqual({ used_bytes: Number(row!.bytes), count: Number(row!.n), deleted_bytes: Number(row!.gone), deleted_count: Number(row!.gone_n), limit_bytes: 1024 * MiB });
   });
 
   it('GET /export/receipts.zip: every receipt of the period, named by date, transaction and name (colliding ones numbered), and index.csv; a real unzip reads it', async () => {
@@ -312,5 +362,88 @@ describeEachDatabase('receipts (D22)', (h) => {
     const page = await json(await api('GET', '/transactions?limit=500&from=2025-09-09&to=2025-09-09'));
     expect(page.find((t: Json) => t.id === tx).attachments).toBe(2);
     expect(page.find((t: Json) => t.id === bare).attachments).toBe(0);
+  });
+
+  /** The app over a pool that records every statement it sends: what a request read, seen from outside the code. */
+  const statements: string[] = [];
+  let watchedConnection: ReturnType<typeof openConnection> | undefined;
+  const watchedApp = () => {
+    watchedConnection ??= openConnection(h.database.url, { max: 2 }, h.backend);
+    const db = drizzle(watchedConnection, { schema, logger: { logQuery: (query) => statements.push(query) } }) as unknown as Db;
+    return createApp({ db, config: h.config, log: h.log });
+  };
+  afterAll(async () => {
+    await watchedConnection?.end();
+  });
+  const readsBytes = () => statements.filter((q) => /"bytes"|substring/i.test(q));
+
+  it('issue 36 items 4 and 5: HEAD and a 304 (If-None-Match: the ETag, W/ or *) never read the bytes; a GET reads them a piece at a time', async () => {
+    const tx = await newTransaction('2026-06-01', 'Pieces');
+    const bytes = Buffer.concat([PNG, Buffer.alloc(2 * RECEIPT_PIECE_BYTES + 17 - PNG.length, 0x41)]);
+    const made = await json(await upload(tx, bytes, 'image/png', 'pieces.png'));
+    const app = watchedApp();
+    const ask = (method: string, headers: Record<string, string> = {}) =>
+      Promise.resolve(app.request(new URL(`/attachments/${made.id}`, h.config.apiOrigin).href, { method, headers: { authorization: `Bearer ${token}`, ...headers } }));
+
+    statements.length = 0;
+    const head = await ask('HEAD');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(bytes.length));
+    expect(head.headers.get('etag')).toBe(`"${made.sha256}"`);
+    expect(head.headers.get('content-type')).toBe('image/png');
+    expect(await head.text()).toBe('');
+    expect(statements.length).toBeGreaterThan(0);
+    expect(readsBytes(), 'HEAD reads only the metadata').toEqual([]);
+    for (const tag of [`"${made.sha256}"`, `W/"${made.sha256}"`, `"elsewhere", "${made.sha256}"`, '*']) {
+      const again = await ask('GET', { 'if-none-match': tag });
+      expect(again.status, tag).toBe(304);
+      expect(again.headers.get('etag')).toBe(`"${made.sha256}"`);
+      expect(await again.text()).toBe('');
+    }
+    expect(readsBytes(), 'a 304 reads only the metadata').toEqual([]);
+
+    const full = await ask('GET', { 'if-none-match': '"another-version"' });
+    expect(full.status).toBe(200);
+    expect(Buffer.from(await full.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(readsBytes()).toHaveLength(3);
+    expect(readsBytes().every((q) => /substring/i.test(q))).toBe(true);
+  });
+
+  it('issue 36 item 5 (D20, D22): a receipt removal racing a reconciliation waits for it and is refused by the database', async () => {
+    const account = await json(await api('POST', '/accounts', { name: 'Receipt race bank', kind: 'asset' }));
+    const raced = await json(await api('POST', '/transactions', { occurred_on: '2026-06-10', description: 'Raced receipt', entries: [{ account_id: account.id, amount_cents: -1_999 }, { account_id: ids.Office, amount_cents: 1_999 }] }));
+    const receipt = await json(await upload(raced.id, SAMPLES['image/png']!, 'image/png', 'raced.png'));
+    const actor = { email: 'auditor@receipts.example', via: 'token' as const, clientId: 'ledger-cli' };
+    let commit!: () => void;
+    const held = new Promise<void>((resolve) => (commit = resolve));
+    let marked!: () => void;
+    const reconciled = new Promise<void>((resolve) => (marked = resolve));
+    // The real reconciliation, held open after it marked the entries (its row locks held) until the removal waits.
+    const reconciliation = h.db.transaction(async (tx) => {
+      await reconcileAccount(tx, account.id, { statement_date: '2026-06-30', statement_balance_cents: -1_999 }, actor);
+      marked();
+      await held;
+    });
+    await reconciled;
+    const removal = api('DELETE', `/attachments/${receipt.id}`);
+    const answeredFirst = removal.then(() => 'answered' as const);
+    const waiting = async (): Promise<'waiting' | 'answered'> => {
+      for (let i = 0; i < 500; i++) {
+        const [row] = rowsOf<{ n: string }>(await h.db.execute(sql`
+          select count(*)::text as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike '%delete from "attachments"%'`));
+        if (Number(row!.n) > 0) return 'waiting';
+        if ((await Promise.race([answeredFirst, new Promise((r) => setTimeout(r, 20, 'not yet'))])) === 'answered') return 'answered';
+      }
+      return 'answered';
+    };
+    const seen = await waiting();
+    commit();
+    await reconciliation;
+    const answer = await removal;
+    expect(seen, 'the removal waits for the reconciliation\'s locks').toBe('waiting');
+    expect(answer.status).toBe(409);
+    expect(await json(answer)).toEqual({ error: 'the transaction is reconciled' });
+    expect((await json(await api('GET', `/transactions/${raced.id}/attachments`))).map((a: Json) => a.id)).toEqual([receipt.id]);
   });
 });

@@ -1,18 +1,19 @@
 import { createHash } from 'node:crypto';
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { asc, count, eq, sql } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import type * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
-import { TRANSACTION_RECONCILED } from '../db/refusals';
-import { attachments, entries, settings, transactions } from '../db/schema';
+import { ATTACHMENTS_LOCK } from '../db/locks';
+import { attachments, transactions } from '../db/schema';
 import { conflict, notFound, Refusal } from '../errors';
 import { storedText } from '../text';
-import { recordChange, type Actor, type Author } from './changes';
+import { lastDeleted, recordChange, type Actor, type Author } from './changes';
 import type { Attachment as AttachmentShape } from './views';
 
 // D22: receipts. The bytes are judged by their own magic numbers (file-type), never by a name or
 // a declared type, and kept in the database with the book: in every backup, restored with it. A
-// receipt outlives its transaction's deletion (D15's restore brings both back).
+// receipt outlives its transaction's deletion (D15's restore brings both back), and is listed on
+// the deleted transaction and counted apart in the storage figure, so it can be seen and removed.
 
 export type Attachment = v.InferOutput<typeof AttachmentShape>;
 
@@ -75,16 +76,15 @@ function shaped(row: { created_at: Date } & Omit<Attachment, 'created_at'>): Att
   return { ...row, created_at: row.created_at.toISOString() };
 }
 
-async function requireTransaction(db: Db, id: number): Promise<{ occurredOn: string }> {
-  const [found] = await db.select({ occurredOn: transactions.occurredOn }).from(transactions).where(eq(transactions.id, id));
+async function requireTransaction(db: Db, id: number): Promise<void> {
+  const [found] = await db.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, id));
   if (!found) throw notFound('no such transaction');
-  return found;
 }
 
-/** D22's quotas are checked and the row written under one book-wide lock, so two uploads cannot both pass. */
-const ATTACHMENTS_LOCK = 20_022;
-
-/** POST /transactions/{id}/attachments: 201 metadata; 404, 409 (quotas), 415 (type). */
+/**
+ * POST /transactions/{id}/attachments: 201 metadata; 404, 409 (quotas), 415 (type). D22's quotas
+ * are checked and the row written under one book-wide lock, so two uploads cannot both pass.
+ */
 export async function addAttachment(
   db: Db,
   transactionId: number,
@@ -111,47 +111,77 @@ export async function addAttachment(
   });
 }
 
-/** GET /transactions/{id}/attachments: oldest first; 404 for no such transaction. */
+/**
+ * GET /transactions/{id}/attachments: oldest first. A deleted transaction's receipts are listed
+ * too (issue 36 item 4): kept for D15's restore, they must stay visible, and removable; 404 only
+ * for a transaction that neither exists nor was ever deleted.
+ */
 export async function listAttachments(db: Db, transactionId: number): Promise<Attachment[]> {
-  await requireTransaction(db, transactionId);
   const rows = await db.select(metadata).from(attachments).where(eq(attachments.transactionId, transactionId)).orderBy(asc(attachments.id));
+  if (rows.length === 0) {
+    const [live] = await db.select({ id: transactions.id }).from(transactions).where(eq(transactions.id, transactionId));
+    if (!live && (await lastDeleted(db, transactionId)) === undefined) throw notFound('no such transaction');
+  }
   return rows.map(shaped);
 }
 
-/** GET /attachments/{id}: the metadata and the bytes. */
-export async function readAttachment(db: Db, id: number): Promise<Attachment & { bytes: Buffer }> {
-  const [row] = await db.select({ ...metadata, bytes: attachments.bytes }).from(attachments).where(eq(attachments.id, id));
+/** GET and HEAD /attachments/{id}: the metadata alone (the ETag, the headers), never the bytes. */
+export async function attachmentMetadata(db: Db, id: number): Promise<Attachment> {
+  const [row] = await db.select(metadata).from(attachments).where(eq(attachments.id, id));
   if (!row) throw notFound('no such attachment');
-  return { ...shaped(row), bytes: row.bytes };
+  return shaped(row);
+}
+
+/** How much of a receipt one statement reads: a download holds about two pieces per client. */
+export const RECEIPT_PIECE_BYTES = 256 * 1024;
+
+/**
+ * The bytes of receipt `id`, `size` long, a piece at a time as the client takes them (issue 36
+ * item 4): one statement a piece, on whichever connection is free, so a download never holds the
+ * whole file nor a connection while its client is slow. The row never changes (migration 0015
+ * refuses it), so the pieces are one file; a receipt removed meanwhile is a 404 before the first
+ * piece and ends the download short after it.
+ */
+export async function* attachmentBytes(db: Db, id: number, size: number): AsyncGenerator<Buffer> {
+  for (let start = 0; start < size; start += RECEIPT_PIECE_BYTES) {
+    const [row] = await db
+      .select({ piece: sql<Buffer>`substring(${attachments.bytes} from ${start + 1}::integer for ${RECEIPT_PIECE_BYTES}::integer)` })
+      .from(attachments)
+      .where(eq(attachments.id, id));
+    if (!row) throw notFound('no such attachment');
+    yield row.piece;
+  }
 }
 
 /**
  * DELETE /attachments/{id}: D20 holds here too — a receipt of a transaction dated in a closed
- * period, or of a reconciled transaction, stays (409 with D20's messages). The settings row is
- * read under the lock the closed-period trigger takes, so a period closed meanwhile is seen.
+ * period, or of a reconciled transaction, stays (409 with D20's messages). The database decides
+ * (migration 0015's trigger, beside D20's), so a removal racing a reconciliation or a move of
+ * closed_through is refused or wholly before it, whoever removes.
  */
 export function deleteAttachment(db: Db, id: number, actor: Actor): Promise<void> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select(metadata).from(attachments).where(eq(attachments.id, id)).for('update');
+    const [row] = await tx.delete(attachments).where(eq(attachments.id, id)).returning(metadata);
     if (!row) throw notFound('no such attachment');
-    const [txn] = await tx.select({ occurredOn: transactions.occurredOn }).from(transactions).where(eq(transactions.id, row.transaction_id));
-    if (txn) {
-      await tx.execute(sql`select pg_advisory_xact_lock_shared(20020)`);
-      const [book] = await tx.select({ closedThrough: settings.closedThrough }).from(settings);
-      if (book?.closedThrough && txn.occurredOn <= book.closedThrough) throw conflict(`the books are closed through ${book.closedThrough}`);
-      const [reconciled] = await tx
-        .select({ n: count() })
-        .from(entries)
-        .where(and(eq(entries.transactionId, row.transaction_id), sql`${entries.reconciliationId} is not null`));
-      if ((reconciled?.n ?? 0) > 0) throw conflict(TRANSACTION_RECONCILED);
-    }
-    await tx.delete(attachments).where(eq(attachments.id, id));
     await recordChange(tx, actor, { subject: 'attachment', subjectId: id, action: 'delete', before: shaped(row), after: null });
   });
 }
 
-/** Settings' report of the storage (D22 quota): bytes used by every receipt, and how many. */
-export async function receiptsUsage(db: Db): Promise<{ used_bytes: number; count: number }> {
-  const [row] = rowsOf<{ bytes: string; n: string }>(await db.execute(sql`select coalesce(sum(size), 0)::text as bytes, count(*)::text as n from ${attachments}`));
-  return { used_bytes: Number(row!.bytes), count: Number(row!.n) };
+/** What Settings reports of the storage (D22 quota): every receipt, and of them those of deleted transactions. */
+export interface ReceiptsUsage {
+  used_bytes: number;
+  count: number;
+  deleted_bytes: number;
+  deleted_count: number;
+}
+
+/** Settings' report of the storage: bytes used by every receipt and how many; the part held by deleted transactions (issue 36 item 4). */
+export async function receiptsUsage(db: Db): Promise<ReceiptsUsage> {
+  const [row] = rowsOf<{ bytes: string; n: string; deleted_bytes: string; deleted_n: string }>(
+    await db.execute(sql`
+      select coalesce(sum(a.size), 0)::text as bytes, count(*)::text as n,
+        coalesce(sum(a.size) filter (where t.id is null), 0)::text as deleted_bytes, count(*) filter (where t.id is null)::text as deleted_n
+      from ${attachments} a left join ${transactions} t on t.id = a.transaction_id`),
+  );
+  return { used_bytes: Number(row!.bytes), count: Number(row!.n), deleted_bytes: Number(row!.deleted_bytes), deleted_count: Number(row!.deleted_n) };
 }

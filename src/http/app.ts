@@ -9,6 +9,7 @@ import type { AppEnv } from './context';
 import { limitBody } from './body-limit';
 import { answerError, notFoundAnswer } from './errors';
 import { openApiDocument } from './openapi';
+import { admitReceiptUpload } from './receipt-uploads';
 import { routeGroup } from './route';
 import { ROUTE_GROUPS } from './routes';
 import { requireFull } from './tiers';
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps) {
   });
   app.use((c, next) => (c.req.header('Origin') === undefined ? next() : corsHeaders(c, next)));
 
+  // Issue 36 item 4: a receipt upload takes one of the process's places before its body is read.
+  app.post('/transactions/:id/attachments', admitReceiptUpload);
   // D6's 1 MiB, or a route's own limit (D22: a receipt's 10 MiB), before anything reads the body.
   const ownLimits = ROUTE_GROUPS.flatMap(([, routes]) => routes)
     .filter(({ contract }) => contract.maxBodyBytes !== undefined)
