@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, eq, sql } from 'drizzle-orm';
@@ -15,7 +16,7 @@ import { Browser } from './support/browser';
 import { openTestDatabase, postgresAvailable, type Backend, type TestDatabase } from './support/databases';
 import { newDataRoot } from './support/embedded';
 import { TEST_ENV } from './support/harness';
-import { backupLines as linesOf, rowsByTable, writeVersion1 } from './support/backups';
+import { backupLines as linesOf, rewrittenBackup, rowsByTable, scryptWorkFactor, sealedWithAge, writeVersion1 } from './support/backups';
 import { sha256Hex } from './support/http';
 import { expectOneLineRefusal, lastLine, runLedger } from './support/processes';
 
@@ -234,7 +235,7 @@ describe('ledger backup and restore (D14)', () => {
     expect(statSync(encrypted).mode & 0o777).toBe(0o600);
     const bytes = readFileSync(encrypted);
     expect(bytes.subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
-    expect(bytes.toString('latin1')).toMatch(/^age-encryption\.org\/v1\n-> scrypt [A-Za-z0-9+/]{22} 15\n/);
+    expect(bytes.toString('latin1')).toMatch(/^age-encryption\.org\/v1\n-> scrypt [A-Za-z0-9+/]{22} \d+\n/);
     for (const plain of ['keeper@example.com', 'ledger-backup', 'invoice.pdf', 'café']) expect(bytes.includes(plain), plain).toBe(false);
 
     const middle = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
@@ -276,7 +277,8 @@ describe('ledger backup and restore (D14)', () => {
       return copy;
     };
     const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
-    const restore = (file: string, passphrase = PASSPHRASE) => ledger(['restore', file], target, { LEDGER_BACKUP_PASSPHRASE: passphrase });
+    // --allow-plain: the plain variants are taken as plain files (issue 36 item 3), so that what refuses them is their damage.
+    const restore = (file: string, passphrase = PASSPHRASE) => ledger(['restore', file, '--allow-plain'], target, { LEDGER_BACKUP_PASSPHRASE: passphrase });
 
     expectOneLineRefusal(await restore(encrypted, 'not the passphrase'), /^ledger: wrong passphrase for /);
     const sealed = readFileSync(encrypted);
@@ -410,5 +412,149 @@ describe('ledger backup and restore (D14)', () => {
     expectOneLineRefusal(await ledger(['restore', variant('v1-cut.ledger-backup', v1.slice(0, v1.length - 200))], empty), /is damaged \(truncated or altered\)/);
     expect(await users(empty)).toBe(0);
     expect(await users(source)).toBe(1);
+  }, 120_000);
+  // Issue 36 item 3 (D14, D22): a backup is never swapped. A plain backup's checksum is unkeyed, so
+  // anyone who can write the file can make one with their own user, password hash or token digest.
+  const withPassphrase = { LEDGER_BACKUP_PASSPHRASE: PASSPHRASE };
+  const plainBackup = async (name: string) => {
+    const file = path.join(root, name);
+    expect((await ledger(['backup', file], source)).code).toBe(0);
+    return file;
+  };
+
+  it('issue 36 item 3 (D14): with LEDGER_BACKUP_PASSPHRASE set, restore refuses a plain backup in one line, changing nothing; --allow-plain takes it knowingly', async () => {
+    const plain = await plainBackup('i36-plain.ledger-backup');
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    expectOneLineRefusal(await ledger(['restore', plain], target, withPassphrase), /is a plain backup \(neither encrypted nor authenticated\).*--allow-plain/);
+    // An empty variable (a credential that was not there) is said, not taken for no passphrase.
+    expectOneLineRefusal(await ledger(['restore', plain], target, { LEDGER_BACKUP_PASSPHRASE: '' }), /LEDGER_BACKUP_PASSPHRASE is empty/);
+    expect(await users(target)).toBe(0);
+    const taken = await ledger(['restore', plain, '--allow-plain'], target, withPassphrase);
+    expect(taken.stderr).toBe('');
+    expect(lastLine(taken)).toBe(`restored ${plain}: ${COUNTS}`);
+    await expectSameBook(target);
+  }, 120_000);
+
+  it('issue 36 item 3 (D14): a header whose "encrypted" disagrees with how the file was read is refused: a plain file saying it was encrypted, an age file whose backup says it was not', async () => {
+    const plain = await plainBackup('i36-flag.ledger-backup');
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const claimsEncrypted = rewrittenBackup(plain, path.join(root, 'i36-claims-encrypted.ledger-backup'), (lines) => {
+      lines[0]!.encrypted = true;
+    });
+    // Plain files are taken without a passphrase, and knowingly with --allow-plain: not this one, either way.
+    expectOneLineRefusal(await ledger(['restore', claimsEncrypted], target), /says it was written encrypted, but it is a plain file/);
+    expectOneLineRefusal(await ledger(['restore', claimsEncrypted, '--allow-plain'], target, withPassphrase), /says it was written encrypted, but it is a plain file/);
+    const noFlag = rewrittenBackup(plain, path.join(root, 'i36-no-flag.ledger-backup'), (lines) => {
+      delete lines[0]!.encrypted;
+    });
+    expectOneLineRefusal(await ledger(['restore', noFlag], target), /does not say whether it was written encrypted/);
+    // A plain backup sealed afterwards with the passphrase (age -p): it was not written by `ledger backup --encrypt`.
+    const sealedPlain = await sealedWithAge(plain, path.join(root, 'i36-sealed-plain.age'), PASSPHRASE, 17);
+    expectOneLineRefusal(await ledger(['restore', sealedPlain], target, withPassphrase), /says it was written plain, but it is an encrypted file/);
+    expect(await users(target)).toBe(0);
+    // The very same plain backup, flag intact, restores.
+    expect((await ledger(['restore', plain], target)).code).toBe(0);
+    await expectSameBook(target);
+  }, 120_000);
+
+  it('issue 36 item 3 (D22): a new encrypted backup derives its key with scrypt at 2^17 or more (the age header\'s stanza); one written at 2^15 by an older Ledger, and one re-sealed by `age -p` at 2^18, restore as written; one asking for 2^19 is refused', async () => {
+    const encrypted = path.join(root, 'i36-work-factor.age');
+    expect((await ledger(['backup', encrypted, '--encrypt'], source, withPassphrase)).code).toBe(0);
+    expect(scryptWorkFactor(encrypted)).toBeGreaterThanOrEqual(17);
+
+    // What an older Ledger wrote: the same lines (its header saying encrypted), sealed at 2^15.
+    const inner = rewrittenBackup(await plainBackup('i36-inner.ledger-backup'), path.join(root, 'i36-inner-encrypted.ledger-backup'), (lines) => {
+      lines[0]!.encrypted = true;
+    });
+    for (const logN of [15, 18]) {
+      const sealed = await sealedWithAge(inner, path.join(root, `i36-scrypt-${logN}.age`), PASSPHRASE, logN);
+      expect(scryptWorkFactor(sealed)).toBe(logN);
+      const target = await fresh(logN === 15 ? 'embedded' : postgresAvailable() ? 'postgres' : 'embedded');
+      const restored = await ledger(['restore', sealed], target, withPassphrase);
+      expect(restored.stderr).toBe('');
+      expect(lastLine(restored)).toBe(`restored ${sealed}: ${COUNTS}`);
+      await expectSameBook(target);
+    }
+    const dear = await sealedWithAge(inner, path.join(root, 'i36-scrypt-19.age'), PASSPHRASE, 19);
+    const target = await fresh('embedded');
+    expectOneLineRefusal(await ledger(['restore', dear], target, withPassphrase), /asks for a scrypt work factor above 2\^18/);
+    expect(await users(target)).toBe(0);
+  }, 180_000);
+
+  it('issue 36 item 3 (D22): backup --encrypt refuses a passphrase under 12 characters and writes nothing; 12 characters are enough', async () => {
+    const file = path.join(root, 'i36-short.age');
+    expectOneLineRefusal(await ledger(['backup', file, '--encrypt'], source, { LEDGER_BACKUP_PASSPHRASE: 'eleven char' }), /passphrase .*at least 12 characters/);
+    expect(existsSync(file)).toBe(false);
+    // Characters, not bytes: twelve of them, however many bytes each takes.
+    expect((await ledger(['backup', file, '--encrypt'], source, { LEDGER_BACKUP_PASSPHRASE: 'ñandú-jaguar' })).code).toBe(0);
+    expect(scryptWorkFactor(file)).toBeGreaterThanOrEqual(17);
+  }, 60_000);
+
+  it('issue 36 item 3 (D23): deploy/ledger-backup.sh fails without its credential (none, missing, empty or too short) and writes no backup', async () => {
+    const dir = path.join(root, 'i36-script-backups');
+    const credentials = path.join(root, 'i36-credentials');
+    mkdirSync(dir, { mode: 0o700 });
+    mkdirSync(credentials, { mode: 0o700 });
+    const script = (env: Record<string, string>) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn('bash', [path.resolve('deploy/ledger-backup.sh')], {
+          env: { PATH: process.env.PATH, DATABASE_URL: source.url, LEDGER_BACKUP_DIR: dir, ...env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.once('close', (code) => resolve({ code, stderr }));
+      });
+    const noCredential = await script({});
+    expect(noCredential.code).not.toBe(0);
+    expect(noCredential.stderr).toMatch(/^ledger-backup: no credential backup-passphrase/);
+    const missing = await script({ CREDENTIALS_DIRECTORY: credentials });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/^ledger-backup: no credential backup-passphrase/);
+    writeFileSync(path.join(credentials, 'backup-passphrase'), '\n', { mode: 0o600 });
+    const empty = await script({ CREDENTIALS_DIRECTORY: credentials });
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr).toMatch(/LEDGER_BACKUP_PASSPHRASE is empty|credential backup-passphrase is empty/);
+    writeFileSync(path.join(credentials, 'backup-passphrase'), 'short\n', { mode: 0o600 });
+    const short = await script({ CREDENTIALS_DIRECTORY: credentials });
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toMatch(/at least 12 characters/);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
+  it('issue 36 item 5 (D14): a restore the database refuses names the table and row number only: no password hash, token digest or receipt bytes on stderr', async () => {
+    const plain = await plainBackup('i36-rows.ledger-backup');
+    const rows = rowsByTable(plain);
+    const passwordHash = rows.users![0]!.password_hash as string;
+    const tokenDigest = rows.tokens![0]!.hash as string;
+    expect(passwordHash).toMatch(/^\$argon2/);
+    const target = await fresh(postgresAvailable() ? 'postgres' : 'embedded');
+    const refusedQuietly = (result: Awaited<ReturnType<typeof ledger>>, pattern: RegExp, secrets: string[]) => {
+      expectOneLineRefusal(result, pattern);
+      for (const secret of secrets) expect(result.stderr).not.toContain(secret);
+      expect(result.stderr).not.toMatch(/Failed query|params|insert into/i);
+    };
+
+    // The user twice: the second is refused (its key is taken).
+    const twice = rewrittenBackup(plain, path.join(root, 'i36-user-twice.ledger-backup'), (lines) => {
+      const line = lines.find((l) => l.table === 'users')!;
+      (line.rows as Json[]).push({ ...(line.rows as Json[])[0]! });
+    });
+    refusedQuietly(await ledger(['restore', twice], target), /refuses row 2 of users \(\S+\)$/m, [passwordHash, tokenDigest, 'keeper@example.com']);
+    // A token of a user the backup does not hold.
+    const orphan = rewrittenBackup(plain, path.join(root, 'i36-token-orphan.ledger-backup'), (lines) => {
+      const line = lines.find((l) => l.table === 'tokens')!;
+      for (const row of line.rows as Json[]) row.user_id = 999_999;
+    });
+    refusedQuietly(await ledger(['restore', orphan], target), /refuses row 1 of tokens \(\S+\)$/m, [passwordHash, tokenDigest]);
+    // A receipt's bytes that are not base64: the bytes of the line are not shown.
+    let piece = '';
+    const badBytes = rewrittenBackup(plain, path.join(root, 'i36-bad-bytes.ledger-backup'), (lines) => {
+      const line = lines.find((l) => typeof l.attachment === 'number' && (l.bytes as string).length > 1000)!;
+      piece = (line.bytes as string).slice(0, 64);
+      line.bytes = `${line.bytes as string}*`;
+    });
+    refusedQuietly(await ledger(['restore', badBytes], target), /refuses row \d+ of attachments \(its bytes\)$/m, [piece, passwordHash]);
+    expect(await users(target)).toBe(0);
   }, 120_000);
 });

@@ -363,7 +363,7 @@ describe('deploy/ledger-backup.sh, as ledger-backup.service runs it (D23)', () =
       timeout: 60_000,
     });
 
-  it('encrypts with the passphrase of the credential and keeps only the newest LEDGER_BACKUP_KEEP; without the credential, a plain one, said on stderr', async () => {
+  it('encrypts with the passphrase of the credential and keeps only the newest LEDGER_BACKUP_KEEP; without the credential it fails and writes nothing (issue 36 item 3)', async () => {
     const credentials = path.join(root, 'credentials');
     mkdirSync(credentials, { mode: 0o700 });
     mkdirSync(path.join(root, 'backups'), { mode: 0o700 });
@@ -380,10 +380,10 @@ describe('deploy/ledger-backup.sh, as ledger-backup.service runs it (D23)', () =
     for (const name of kept) expect(readFileSync(path.join(root, 'backups', name), 'utf8').split('\n')[0]).toBe('age-encryption.org/v1');
     expect(readdirSync(path.join(root, 'backups'))).toContain('notes.txt');
 
+    // Never a plain backup made silently: one anyone who can write there could swap (tests/backup.test.ts has the other cases).
     const plain = await backupOnce({ CREDENTIALS_DIRECTORY: '' });
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stderr).toContain('writing a plain (unencrypted) backup');
-    const newest = readdirSync(path.join(root, 'backups')).filter((name) => name.endsWith('.ledger-backup')).sort().at(-1)!;
-    expect(JSON.parse(readFileSync(path.join(root, 'backups', newest), 'utf8').split('\n')[0]!)).toMatchObject({ format: 'ledger-backup', encrypted: false });
+    expect(plain.code).not.toBe(0);
+    expect(plain.stderr).toMatch(/^ledger-backup: no credential backup-passphrase/);
+    expect(readdirSync(path.join(root, 'backups')).filter((name) => name.endsWith('.ledger-backup')).sort()).toEqual(kept);
   }, 120_000);
 });

@@ -7,7 +7,8 @@ import { runInNewContext } from 'node:vm';
 import { sql } from 'drizzle-orm';
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { AGE_FIRST_LINE, decryptChunks, encryptChunks } from './backup-crypto';
-import { MIGRATIONS_FOLDER, rowsOf, transactionCursorRows, type Db } from '../db/database';
+import { refuseShortPassphrase } from './passphrase';
+import { MIGRATIONS_FOLDER, rowsOf, sqlConstraint, sqlMessage, sqlState, transactionCursorRows, type Db } from '../db/database';
 import { attachments } from '../db/schema';
 import { invalid, Refusal } from '../errors';
 
@@ -152,6 +153,7 @@ function knownMigrations(): number {
  * transaction (one consistent snapshot) and streamed to the file. Returns what it wrote.
  */
 export async function writeBackup(db: Db, file: string, passphrase: string | null = null): Promise<string> {
+  if (passphrase !== null) refuseShortPassphrase(passphrase);
   const target = path.resolve(file);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   // 'wx': a new file of our own, never through a symlink someone planted.
@@ -264,6 +266,11 @@ const notABackup = (file: string) => invalid(`${file} is not a Ledger backup`);
 const damaged = (file: string, what: string) => invalid(`${file} is damaged (truncated or altered): ${what}`);
 const newer = (file: string, header: Header) =>
   invalid(`${file} was made by a newer Ledger (backup format ${header.version}, schema ${header.schema}); restore it with that version`);
+const plainRefused = (file: string) =>
+  invalid(
+    `${file} is a plain backup (neither encrypted nor authenticated), but a passphrase is set (LEDGER_BACKUP_PASSPHRASE): ` +
+      'anyone who could write to the file could have made it; if you made it yourself, restore it with --allow-plain',
+  );
 
 /** Whether a file starts like an age file: `ledger restore` then needs the passphrase. */
 export async function isEncryptedBackup(file: string): Promise<boolean> {
@@ -352,8 +359,12 @@ interface Opened {
 /**
  * Opens a backup and reads its header: an age file is decrypted on the way (a wrong passphrase
  * refused here, before the database is touched). `passphrase` null: the file must be plain.
+ * Issue 36 item 3: with a passphrase, a plain file is refused unless `allowPlain` (the operator
+ * knows it for theirs), and a version 2 header must say how the file was found: a plain file that
+ * says `"encrypted":true` was not written so by `ledger backup`, nor was an age file whose backup
+ * says `false` (a plain backup sealed by someone who knows the passphrase).
  */
-async function openBackup(file: string, passphrase: string | null): Promise<Opened> {
+async function openBackup(file: string, passphrase: string | null, allowPlain: boolean): Promise<Opened> {
   let handle: FileHandle;
   try {
     handle = await open(file, 'r');
@@ -385,10 +396,21 @@ async function openBackup(file: string, passphrase: string | null): Promise<Open
     if (typeof header.version !== 'number' || header.version > VERSION || typeof header.schema !== 'number' || header.schema > knownMigrations()) {
       throw newer(file, header);
     }
+    if (header.version >= 2) refuseDisagreeingFlag(file, header, encrypted);
+    if (!encrypted && passphrase !== null && !allowPlain) throw plainRefused(file);
     return { header, headerLine: headerLine!, lines, encrypted, close: () => handle.close() };
   } catch (error) {
     await handle.close();
     throw error;
+  }
+}
+
+/** Version 2's `encrypted` must say what the file is (every version 2 file has it). */
+function refuseDisagreeingFlag(file: string, header: Header, encrypted: boolean): void {
+  if (typeof header.encrypted !== 'boolean') throw invalid(`${file} does not say whether it was written encrypted: it is not as ledger backup wrote it`);
+  if (header.encrypted && !encrypted) throw invalid(`${file} says it was written encrypted, but it is a plain file: it is not as ledger backup wrote it`);
+  if (!header.encrypted && encrypted) {
+    throw invalid(`${file} says it was written plain, but it is an encrypted file: it was sealed after ledger backup wrote it, not by ledger backup --encrypt`);
   }
 }
 
@@ -399,8 +421,8 @@ async function openBackup(file: string, passphrase: string | null): Promise<Open
  * version 2 file is checked as it streams and its checksum (or, encrypted, its last chunk) is
  * verified before COMMIT.
  */
-export async function restoreBackup(db: Db, file: string, passphrase: string | null = null): Promise<string> {
-  const opened = await openBackup(file, passphrase);
+export async function restoreBackup(db: Db, file: string, passphrase: string | null = null, { allowPlain = false } = {}): Promise<string> {
+  const opened = await openBackup(file, passphrase, allowPlain);
   try {
     if (opened.header.version === 1) {
       // Version 1 was never written encrypted.
@@ -418,8 +440,56 @@ export async function restoreBackup(db: Db, file: string, passphrase: string | n
     }
     const counts = await db.transaction(async (tx) => loadVersion2(tx, file, opened));
     return `restored ${file}: ${describeCounts(counts)}`;
+  } catch (error) {
+    throw restoreFailure(file, error);
   } finally {
     await opened.close().catch(() => {});
+  }
+}
+
+/**
+ * Issue 36 item 5: what a failed restore says. A database error carries the statement and its
+ * parameters (drizzle's message: the rows of a chunk, with their password hashes, token digests
+ * or a receipt's bytes) and PostgreSQL's detail quotes values: none of that is shown. A row the
+ * database refuses is named by its table and its number there; anything else by its SQLSTATE or
+ * constraint, or our own trigger's words (the balance check at COMMIT).
+ */
+function restoreFailure(file: string, error: unknown): unknown {
+  if (error instanceof Refusal) return error;
+  if (error instanceof RowRefused) return invalid(`${file} cannot be restored: the database refuses ${error.where} (${error.why})`);
+  if (sqlState(error) !== undefined) return invalid(`${file} cannot be restored: the database refuses it (${databaseReason(error)})`);
+  const code = causeCode(error);
+  return new Error(`restoring ${file} failed${code ? ` (${code})` : ''}`, { cause: error });
+}
+
+/** Why the database refused, in words that hold no row: our trigger's message, the constraint, or the SQLSTATE. */
+function databaseReason(error: unknown): string {
+  const state = sqlState(error);
+  const message = sqlMessage(error) ?? '';
+  if (state === 'P0001' && /^transaction \d+ does not balance: \d+ entries sum to -?\d+$/.test(message)) return message;
+  if ((state === 'LR001' || state === 'LR002') && /^the (transaction is reconciled|books are closed through \d{4}-\d{2}-\d{2})$/.test(message)) return message;
+  return sqlConstraint(error) ?? `SQLSTATE ${state ?? 'unknown'}`;
+}
+
+/** A failure's own code (ECONNRESET, CONNECTION_CLOSED …), never its message. */
+function causeCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+/** A row the database refused while loading: where it is in the file, never what it holds (issue 36 item 5). */
+class RowRefused extends Error {
+  readonly why: string;
+  constructor(
+    readonly where: string,
+    cause: unknown,
+    why?: string,
+  ) {
+    super(`the database refuses ${where}`, { cause });
+    this.why = why ?? databaseReason(cause);
   }
 }
 
@@ -579,6 +649,23 @@ function grantsOfOldTokens(rows: Rows): void {
 // ---------------------------------------------------------------------------------------------
 // Loading
 
+/** One batch of a table's rows, as PostgreSQL's row_to_json wrote them (entries' locks kept aside, D20). */
+async function insertRows(tx: Db, table: TableName, rows: Row[]): Promise<void> {
+  const name = sql.identifier(table);
+  const json = JSON.stringify(rows.map((row) => loadedFirst(table, row)));
+  // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
+  if (table === 'oauth_clients' || table === 'settings') {
+    await tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
+  }
+  await tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
+  if (table === 'entries') {
+    await tx.execute(sql`
+      insert into ledger_restore_reconciled
+      select id, reconciliation_id from json_to_recordset(${JSON.stringify(rows)}::json) as r(id bigint, reconciliation_id integer)
+      where reconciliation_id is not null`);
+  }
+}
+
 /**
  * D20: `ledger restore` keeps every trigger on, so the locks are set after what they lock: entries
  * are loaded unreconciled and settings with no closed period (and, from backups made before D20,
@@ -591,12 +678,18 @@ function loadedFirst(table: TableName, row: Row): Row {
   return row;
 }
 
-/** Inserts rows batch by batch inside the restore's transaction, parents first, ids kept. */
+/**
+ * Inserts rows batch by batch inside the restore's transaction, parents first, ids kept. Each batch
+ * under a savepoint: when the database refuses one, its rows are tried one by one to name the row
+ * refused (issue 36 item 5), the only cost being two statements per batch.
+ */
 class Loader {
   private closedThrough: unknown = null;
   /** The receipt whose bytes are coming (D22), and how many lines of them came. */
   private receipt: Row | null = null;
   private pieces = 0;
+  /** How many rows of each table came so far: a refused row's number in its table. */
+  private readonly loaded = zeroCounts();
 
   private constructor(private readonly tx: Db) {}
 
@@ -613,52 +706,73 @@ class Loader {
 
   async rows(table: TableName, rows: Row[]): Promise<void> {
     if (rows.length === 0) return;
-    const name = sql.identifier(table);
-    const json = JSON.stringify(rows.map((row) => loadedFirst(table, row)));
-    // The seeded rows (ledger-cli, ledger-desktop, the settings row) exist in every migrated database.
-    if (table === 'oauth_clients' || table === 'settings') {
-      await this.tx.execute(sql`delete from ${name} t where t.id::text in (select r->>'id' from json_array_elements(${json}::json) r)`);
-    }
-    await this.tx.execute(sql`insert into ${name} overriding system value select * from json_populate_recordset(null::${name}, ${json}::json)`);
-    if (table === 'entries') {
-      await this.tx.execute(sql`
-        insert into ledger_restore_reconciled
-        select id, reconciliation_id from json_to_recordset(${JSON.stringify(rows)}::json) as r(id bigint, reconciliation_id integer)
-        where reconciliation_id is not null`);
+    const first = this.loaded[table] + 1;
+    this.loaded[table] += rows.length;
+    try {
+      await this.tx.transaction((savepoint) => insertRows(savepoint, table, rows));
+    } catch (error) {
+      if (sqlState(error) === undefined) throw error;
+      throw await this.refusedRow(table, first, rows, error);
     }
     if (table === 'settings') this.closedThrough = rows[0]?.closed_through ?? null;
+  }
+
+  /** After a batch was refused: the first of its rows that the database refuses alone. */
+  private async refusedRow(table: TableName, first: number, rows: Row[], batchError: unknown): Promise<RowRefused> {
+    for (const [i, row] of rows.entries()) {
+      try {
+        await this.tx.transaction((savepoint) => insertRows(savepoint, table, [row]));
+      } catch (error) {
+        return new RowRefused(`row ${first + i} of ${table}`, error);
+      }
+    }
+    // Only together (two rows of the batch collide): the batch.
+    return new RowRefused(`rows ${first}–${first + rows.length - 1} of ${table}`, batchError);
   }
 
   /** D22: a receipt's row; its bytes follow, kept by the database until the last has come. */
   async startAttachment(row: Row): Promise<void> {
     this.receipt = row;
+    this.loaded.attachments++;
     this.pieces = 0;
     await this.tx.execute(sql`delete from ledger_restore_pieces`);
   }
 
   /** Returns how many bytes the line held. */
   async attachmentBytes(base64: string): Promise<number> {
-    const [piece] = rowsOf<{ size: number }>(
-      await this.tx.execute(sql`insert into ledger_restore_pieces values (${this.pieces++}, decode(${base64}, 'base64')) returning octet_length(bytes) as size`),
-    );
-    return Number(piece!.size);
+    try {
+      const [piece] = rowsOf<{ size: number }>(
+        await this.tx.execute(sql`insert into ledger_restore_pieces values (${this.pieces++}, decode(${base64}, 'base64')) returning octet_length(bytes) as size`),
+      );
+      return Number(piece!.size);
+    } catch (error) {
+      throw sqlState(error) === undefined ? error : new RowRefused(`row ${this.loaded.attachments} of attachments`, error, 'its bytes');
+    }
   }
 
   async finishAttachment(): Promise<void> {
     const columns = sql.join(ATTACHMENT_COLUMNS.map((c) => sql.identifier(c)), sql`, `);
     const fromRow = sql.join(ATTACHMENT_COLUMNS.map((c) => sql`r.${sql.identifier(c)}`), sql`, `);
-    await this.tx.execute(sql`
-      insert into attachments (${columns}, bytes) overriding system value
-      select ${fromRow}, coalesce((select string_agg(p.bytes, ''::bytea order by p.n) from ledger_restore_pieces p), ''::bytea)
-      from json_populate_record(null::attachments, ${JSON.stringify(this.receipt)}::json) r`);
+    try {
+      await this.tx.execute(sql`
+        insert into attachments (${columns}, bytes) overriding system value
+        select ${fromRow}, coalesce((select string_agg(p.bytes, ''::bytea order by p.n) from ledger_restore_pieces p), ''::bytea)
+        from json_populate_record(null::attachments, ${JSON.stringify(this.receipt)}::json) r`);
+    } catch (error) {
+      throw sqlState(error) === undefined ? error : new RowRefused(`row ${this.loaded.attachments} of attachments`, error);
+    }
     this.receipt = null;
   }
 
   /** The locks last (D20), then every id sequence past the restored ids. */
   async finish(): Promise<void> {
-    await this.tx.execute(sql`
-      update entries e set reconciliation_id = r.reconciliation_id from ledger_restore_reconciled r where e.id = r.id`);
-    await this.tx.execute(sql`update settings set closed_through = ${this.closedThrough}::date`);
+    const refused = (where: string) => (error: unknown) => {
+      throw sqlState(error) === undefined ? error : new RowRefused(where, error);
+    };
+    await this.tx
+      .execute(sql`update entries e set reconciliation_id = r.reconciliation_id from ledger_restore_reconciled r where e.id = r.id`)
+      .catch(refused('the reconciled entries'));
+    await this.tx.execute(sql`update settings set closed_through = ${this.closedThrough}::date`).catch(refused('row 1 of settings'));
     for (const table of SEQUENCED) {
       await this.tx.execute(
         sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.identifier(table)}), 0) + 1, false)`,

@@ -21,7 +21,13 @@ export const AdminRequestSchema = v.variant('op', [
   v.object({ op: v.literal('user.rm'), email: v.string() }),
   // D22: a passphrase encrypts the backup (and opens an encrypted one); none: a plain backup.
   v.object({ op: v.literal('backup'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')), passphrase: v.optional(v.nullable(v.string()), null) }),
-  v.object({ op: v.literal('restore'), file: v.pipe(v.string(), v.minLength(1, 'name the backup file')), passphrase: v.optional(v.nullable(v.string()), null) }),
+  // Issue 36 item 3: with a passphrase, a plain file is refused unless `allow_plain` (--allow-plain).
+  v.object({
+    op: v.literal('restore'),
+    file: v.pipe(v.string(), v.minLength(1, 'name the backup file')),
+    passphrase: v.optional(v.nullable(v.string()), null),
+    allow_plain: v.optional(v.boolean(), false),
+  }),
   v.object({
     op: v.literal('mint-token'),
     email: v.string(),
@@ -74,7 +80,7 @@ export async function runAdminRequest(db: Db, config: Config, input: unknown, no
     case 'backup':
       return [await writeBackup(db, request.file, request.passphrase)];
     case 'restore':
-      return [await restoreBackup(db, request.file, request.passphrase)];
+      return [await restoreBackup(db, request.file, request.passphrase, { allowPlain: request.allow_plain })];
     case 'mint-token': {
       const user = await findUserByEmail(db, request.email);
       if (!user) throw invalid(`no user ${normaliseEmail(request.email)}`);

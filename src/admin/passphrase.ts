@@ -7,6 +7,21 @@ import { invalid } from '../errors';
  */
 export const PASSPHRASE_VARIABLE = 'LEDGER_BACKUP_PASSPHRASE';
 
+/**
+ * Issue 36 item 3: the shortest passphrase a new encrypted backup takes, in characters (not bytes).
+ * Whoever holds a copy of the file can guess offline for as long as they like: scrypt makes each
+ * guess dear, but only length makes the guesses many. Restoring takes whatever an older backup was
+ * made with.
+ */
+export const MIN_PASSPHRASE_CHARACTERS = 12;
+
+/** Refuses a passphrase too short to encrypt a new backup with. */
+export function refuseShortPassphrase(passphrase: string): void {
+  if (Array.from(passphrase).length < MIN_PASSPHRASE_CHARACTERS) {
+    throw invalid(`the passphrase must have at least ${MIN_PASSPHRASE_CHARACTERS} characters (several random words are best)`);
+  }
+}
+
 export interface PassphraseSource {
   env: Record<string, string | undefined>;
   /** Asks on the terminal; undefined when there is none. */
@@ -18,12 +33,16 @@ export async function passphraseFor(purpose: 'encrypt' | 'decrypt', source: Pass
   const given = source.env[PASSPHRASE_VARIABLE];
   if (given !== undefined) {
     if (given === '') throw invalid(`${PASSPHRASE_VARIABLE} is empty`);
+    if (purpose === 'encrypt') refuseShortPassphrase(given);
     return given;
   }
   if (!source.ask) throw invalid(`set ${PASSPHRASE_VARIABLE} (there is no terminal to type the passphrase on)`);
   const first = await source.ask('passphrase: ');
   if (first === '') throw invalid('no passphrase typed');
-  if (purpose === 'encrypt' && (await source.ask('the same passphrase again: ')) !== first) throw invalid('the two passphrases differ');
+  if (purpose === 'encrypt') {
+    refuseShortPassphrase(first);
+    if ((await source.ask('the same passphrase again: ')) !== first) throw invalid('the two passphrases differ');
+  }
   return first;
 }
 

@@ -125,15 +125,19 @@ export function ledgerCommand(io: CliIo, state: { failed: boolean }, serve?: Com
 
   const restoreCommand = defineCommand({
     meta: { name: 'restore', description: 'load a backup into an empty database (nothing changes if anything is wrong); asks for the passphrase of an encrypted one' },
-    args: { file },
+    args: {
+      file,
+      'allow-plain': { type: 'boolean', description: `restore a plain (unencrypted, unauthenticated) backup although ${PASSPHRASE_VARIABLE} is set` },
+    },
     run: async ({ args }) => {
       let passphrase: string | null = null;
       try {
-        if (await isEncryptedBackup(args.file)) passphrase = await passphraseFor('decrypt', passphrases);
+        // Issue 36 item 3: a passphrase set means encrypted backups are expected; the restore refuses a plain one.
+        if (io.env[PASSPHRASE_VARIABLE] !== undefined || (await isEncryptedBackup(args.file))) passphrase = await passphraseFor('decrypt', passphrases);
       } catch (error) {
         return fail(explain(error));
       }
-      await admin(() => ({ op: 'restore', file: args.file, passphrase }));
+      await admin(() => ({ op: 'restore', file: args.file, passphrase, allow_plain: args['allow-plain'] === true }));
     },
   });
 
