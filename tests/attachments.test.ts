@@ -11,6 +11,7 @@ import * as schema from '../src/db/schema';
 import { addAttachment, cleanAttachmentName, RECEIPT_PIECE_BYTES, STORAGE_FULL } from '../src/book/attachments';
 import { reconcileAccount } from '../src/book/reconciliation';
 import { createApp } from '../src/http/app';
+import { RECEIPT_UPLOAD_RETRY_AFTER_SECONDS, RECEIPT_UPLOADS_AT_ONCE, RECEIPT_UPLOADS_BUSY } from '../src/http/receipt-uploads';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -180,6 +181,50 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect((await json(await api('GET', `/transactions/${tx}/attachments`))).filter((a: Json) => a.name === 'retried.png')).toHaveLength(1);
     // The same key with other bytes is refused (422), nothing stored.
     expect((await upload(tx, SAMPLES['image/gif']!, 'image/gif', 'retried.png', { 'idempotency-key': '"receipt-retry-1"' })).status).toBe(422);
+  });
+
+  it(`issue 36 item 4: at most ${RECEIPT_UPLOADS_AT_ONCE} uploads in flight; one more answers 503 {error} with Retry-After before its body is read, and stores nothing`, async () => {
+    const tx = await newTransaction('2026-03-05', 'Many scans');
+    const before = await attachmentCount();
+    const finish: (() => void)[] = [];
+    const held = Array.from({ length: RECEIPT_UPLOADS_AT_ONCE }, (_, i) => {
+      // A body that has sent its first bytes and waits for the rest: its upload holds a place.
+      const bytes = SAMPLES['image/png']!;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new Uint8Array(bytes.subarray(0, 8)));
+          finish.push(() => {
+            controller.enqueue(new Uint8Array(bytes.subarray(8)));
+            controller.close();
+          });
+        },
+      });
+      return h.request(`/transactions/${tx}/attachments?name=held-${i}.png`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png', 'content-length': String(bytes.length) }, body, duplex: 'half',
+      } as RequestInit);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    let read = false;
+    // highWaterMark 0: pulled only when someone reads it.
+    const unread = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        read = true;
+        controller.enqueue(new Uint8Array(SAMPLES['image/png']!));
+        controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const refused = await h.request(`/transactions/${tx}/attachments?name=one-more.png`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png', 'content-length': String(SAMPLES['image/png']!.length) }, body: unread, duplex: 'half',
+    } as RequestInit);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe(String(RECEIPT_UPLOAD_RETRY_AFTER_SECONDS));
+    expect(await json(refused)).toEqual({ error: RECEIPT_UPLOADS_BUSY });
+    expect(read, 'the refused body was not read').toBe(false);
+    for (const send of finish) send();
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual(held.map(() => 201));
+    expect(await attachmentCount()).toBe(before + RECEIPT_UPLOADS_AT_ONCE);
+    // Places are given back: the next upload is taken.
+    expect((await upload(tx, SAMPLES['image/png']!, 'image/png', 'after.png')).status).toBe(201);
   });
 
   it('RECEIPTS_MAX_MB: a receipt that would take the book past its limit is refused (409, the storage is full), nothing stored', async () => {
