@@ -6,7 +6,7 @@ import { formatCents, formatDate, today } from '../money';
 import { COUNTS_AS, OPENING_BALANCE, openingQuestion, startingBalancesNames } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { reconcilePath, registerPath } from './Reconcile';
-import { confirmFarDate, Notice } from './RecordForm';
+import { confirmFarDate, useBookYears, Notice } from './RecordForm';
 import { naturalBalance, twoEntries } from '../../book/rules';
 
 const KINDS: Kind[] = ['asset', 'liability', 'equity', 'income', 'expense'];
@@ -291,6 +291,7 @@ function ManageAccounts({ balances, onChanged }: { balances: Balance[]; onChange
 }
 
 export function Accounts() {
+  useBookYears();
   const [balances, setBalances] = useState<Balance[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);

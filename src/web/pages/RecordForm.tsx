@@ -69,12 +69,37 @@ export function movementEntries(movement: Movement, accounts: Account[], words: 
 /** The confirmation of a save, in words (issue 6/7 finding 4, issue 25 item 5). */
 export const savedInWords = (description: string, date: string, said: string) => `Saved “${description.trim()}” of ${formatDate(date)}: ${said}.`;
 
+/**
+ * Issue 37 item 11: the years a far date is not asked about — those the book already has
+ * transactions in (learnt from the whole income statement's first and last dates when a form is
+ * shown) and those the person said yes to since the page was loaded. Entering last year's six
+ * lines asks once, not six times.
+ */
+const unsurprisingYears = new Set<string>();
+let bookYearsAsked = false;
+export function useBookYears(): void {
+  useEffect(() => {
+    if (bookYearsAsked) return;
+    bookYearsAsked = true;
+    api<{ from: string; to: string }>('GET', '/reports/income-statement').then(
+      ({ from, to }) => {
+        for (let year = Number(from.slice(0, 4)); year <= Number(to.slice(0, 4)); year++) unsurprisingYears.add(String(year).padStart(4, '0'));
+      },
+      () => {
+        bookYearsAsked = false;
+      },
+    );
+  }, []);
+}
+
 /** D19: a date more than a year from today is asked about before saving (a typo like 2062 hides on Home and Reports). */
 export function confirmFarDate(date: string): void {
   const days = Math.abs(Date.parse(date) - Date.parse(today())) / 86_400_000;
-  if (days > 366 && !window.confirm(`The date ${formatDate(date)} is more than a year from today. Save it anyway?`)) {
+  if (days <= 366 || unsurprisingYears.has(date.slice(0, 4))) return;
+  if (!window.confirm(`The date ${formatDate(date)} is more than a year from today. Save it anyway?`)) {
     throw new Error(`Not saved: check the date (${formatDate(date)}).`);
   }
+  unsurprisingYears.add(date.slice(0, 4));
 }
 
 /**
@@ -230,6 +255,7 @@ export function SimpleModeChoice({ movement, accounts, onChange }: { movement: M
  * receives gets +amount, the one that gives −amount. A split takes any number of signed lines.
  */
 export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved(): void }) {
+  useBookYears();
   const [mode, setMode] = useState<Mode>('in');
   const [date, setDate] = useState(today());
   const [description, setDescription] = useState('');

@@ -5,7 +5,7 @@ import { ErrorNote, useSubmit } from '../components';
 import { formatAmount, formatCents, formatDate, today } from '../money';
 import { clampsMonthEnd, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
 import type { Words } from '../words';
-import { confirmFarDate, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
+import { confirmFarDate, useBookYears, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
 import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
 import { amountMoved, directionOf } from '../../book/rules';
 import { howOften, UNITS } from '../../book/change-words';
@@ -114,6 +114,7 @@ function useEntries(initial: readonly Entry[] | null, accounts: Account[]) {
  * date skipped.
  */
 export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { accounts: Account[]; origin: ScheduleOrigin; label: string; onSaved(schedule: Schedule, said: string): void; onCancel?(): void }) {
+  useBookYears();
   const { words } = useApp();
   const existing = origin && 'schedule' in origin ? origin.schedule : null;
   const transaction = origin && 'transaction' in origin ? origin.transaction : null;

@@ -3,7 +3,7 @@ import { api, apiPage, withQuery, type Account, type ListedTransaction, type Tra
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { formatAmount, formatDate } from '../money';
-import { confirmFarDate, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
+import { confirmFarDate, useBookYears, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
 import { Paperclip, receiptsInWords, Receipts } from './Receipts';
 import { ReconciledMark } from './Register';
@@ -65,6 +65,7 @@ function EditTransaction({
   onDone(saved: string | null): void;
   onReceipts(count: number): void;
 }) {
+  useBookYears();
   const { closedThrough, words } = useApp();
   const [date, setDate] = useState(transaction.occurred_on);
   const [description, setDescription] = useState(transaction.description);
