@@ -209,7 +209,7 @@ export const LIST_BATCH_ROWS = 1_000;
 const AUTHOR_PARTS_MAX = 1_000;
 
 /**
- * The list's rows: per transaction its date and its read shape as JSON text (`item`), ordered by
+ * The list's rows: per transaction its date, its id and its read shape as JSON text (`item`), ordered by
  * occurred_on descending then id descending; entries by entry id. The text is byte for byte what
  * json_build_object and json_agg wrote when PostgreSQL built the whole list as one value (`"key" :
  * value`, elements joined by `, `; strings through to_json, the same escaping): tests/
@@ -242,7 +242,7 @@ function listItems(range: TransactionRange, limit?: number): SQL {
       select jsonb_object_agg(id, ', "created_by_email" : ' || to_json(email)::text || ', "entries" : [') as part_of
       from (select id, email from ${users} order by id limit ${AUTHOR_PARTS_MAX}::integer) u
     )
-    select t.occurred_on, '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
+    select t.occurred_on, t.id, '{"id" : ' || t.id || ', "occurred_on" : "' || to_char(t.occurred_on, 'YYYY-MM-DD') || '", "description" : '
       || to_json(t.description)::text
       || coalesce(
         (select part_of from author_parts) ->> t.created_by::text,
@@ -327,11 +327,11 @@ async function* mapParts<T>(parts: AsyncGenerator<Buffer>, map: (part: Buffer) =
 /**
  * A range of at most SHORT_RANGE_DAYS (a month, a quarter) is read in one statement, not through
  * the cursor, and answered in one piece; a quarter of a busy book is a few megabytes. PostgreSQL
- * joins each day's transactions (`string_agg` over the rows in their order, which a presorted
- * GROUP BY keeps) and the server joins the days. Measured for a month (issue 31 item 4): one value
- * of the whole list cost PostgreSQL 1.5 to 5 ms more (megabyte copies and page faults) and the
- * server 1 to 1.5 ms less, a wash in total, so the work stays off the shared database; 4,000 rows,
- * one per transaction, cost the server 3.5 to 5 ms more.
+ * joins each day's transactions (`string_agg` ordered by id) and the server joins the days.
+ * Measured for a month (issue 31 item 4): one value of the whole list cost PostgreSQL 1.5 to 5 ms
+ * more (megabyte copies and page faults) and the server 1 to 1.5 ms less, a wash in total, so the
+ * work stays off the shared database; 4,000 rows, one per transaction, cost the server 3.5 to 5 ms
+ * more.
  */
 const SHORT_RANGE_DAYS = 92;
 const DAY_MS = 86_400_000;
@@ -341,10 +341,16 @@ function isShortRange(range: TransactionRange): boolean {
   return (Date.parse(range.to) - Date.parse(range.from)) / DAY_MS < SHORT_RANGE_DAYS;
 }
 
-/** The list of a short range as one JSON text (UTF-8), from one statement. */
+/**
+ * The list of a short range as one JSON text (UTF-8), from one statement. The day's transactions
+ * are joined by id, newest first, by the aggregate's own ORDER BY (issue 36 item 6): the order of
+ * the rows an aggregate reads is not promised, whatever the subquery says. `nulls last` as the
+ * index has it: PostgreSQL 16 and later then see the rows come in that order and add no sort (with
+ * plain `desc` PostgreSQL 18 added an incremental sort); 15 sorts each day's rows itself.
+ */
 async function shortListBytes(db: Db, range: TransactionRange, limit?: number): Promise<Buffer> {
   const statement = sql`
-    select string_agg(item, ', ') as day
+    select string_agg(item, ', ' order by id desc nulls last) as day
     from (${listItems(range, limit)}) items
     group by occurred_on
     order by occurred_on desc nulls last`;
