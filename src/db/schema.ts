@@ -452,10 +452,17 @@ export const importLines = pgTable(
     /** The line's description normalised as D16's duplicate test compares it. */
     descriptionKey: text('description_key').notNull(),
     linked: boolean('linked').notNull(),
+    /**
+     * The format of the statement the line came in (D16's `format`); null for lines imported
+     * before it was recorded (issue 37): a line of another format, or of one not recorded, with a
+     * new reference is still a duplicate of the transaction this line made or took.
+     */
+    format: text('format', { enum: ['csv', 'ofx', 'camt053'] }),
   },
   (t) => [
     index('import_lines_account_id_occurred_on_idx').on(t.accountId, t.occurredOn),
     index('import_lines_transaction_id_idx').on(t.transactionId),
+    check('import_lines_format', sql`${t.format} in ('csv', 'ofx', 'camt053')`),
   ],
 );
 
