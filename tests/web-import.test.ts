@@ -415,6 +415,31 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     await expect.poll(summary).toBe('0 new, 3 already imported, 0 errors');
   });
 
+  it('issue 37 item 2 (D16, another format, the same line): an OFX after the camt statement reconciled through Mar 31 — its line of the camt is already imported, and a new line in the reconciled period is warned of in words, per line and above them', async () => {
+    // Club account is reconciled through Mar 31, 2026 by the test before (camt053-001-08-balances.xml).
+    const ofx =
+      'OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKACCTFROM><ACCTID>0000000077</BANKACCTFROM><BANKTRANLIST>\n' +
+      '<STMTTRN><DTPOSTED>20260330<TRNAMT>-12.00<FITID>W-1<NAME>Getraenke Vereinsfeier</STMTTRN>\n' +
+      '<STMTTRN><DTPOSTED>20260331<TRNAMT>-5.00<FITID>W-2<NAME>KONTOFUEHRUNGSENTGELT MAERZ 2026</STMTTRN>\n' +
+      '<STMTTRN><DTPOSTED>20260402<TRNAMT>25.00<FITID>W-3<NAME>Mitgliedsbeitrag Ben</STMTTRN>\n' +
+      '</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n';
+    await openImport();
+    await choose('Account of the statement', 'Club account');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await readFile(statementFile('umsaetze.ofx', ofx, 'application/x-ofx'));
+    await expect.poll(() => field('Format').inputValue()).toBe('ofx');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('2 new, 1 already imported, 0 errors');
+    const warning = page.getByRole('region', { name: 'Preview' }).locator('.warning');
+    await expect.poll(() => warning.textContent()).toBe('1 line falls in a period already reconciled (through Mar 31, 2026): importing it changes a reconciled balance.');
+    expect((await previewRow('Getraenke Vereinsfeier'))[6]).toBe('⚠ in a period already reconciled');
+    // The camt's fee, with the OFX's own reference: a duplicate, left out, so it changes nothing and is not warned of.
+    expect((await previewRow('KONTOFUEHRUNGSENTGELT MAERZ 2026'))[6]).toBe('already imported, left out');
+    expect((await previewRow('Mitgliedsbeitrag Ben'))[6]).toBe('');
+    await page.getByRole('button', { name: 'Import 2 transactions' }).click();
+    await expect.poll(() => page.locator('.result[role="status"]').getByRole('paragraph').first().textContent()).toBe('Imported 2 transactions; 1 was already there.');
+  });
+
   it('ran without server faults or Content-Security-Policy violations', () => {
     expect(session.faults, 'server faults during the browser session').toEqual([]);
     expect(session.violations, 'CSP violations').toEqual([]);

@@ -212,6 +212,10 @@ export const ImportPreview = responseSchema('ImportPreview', v.strictObject({
       v.nullable(int),
       v.description('a transaction typed by hand with the same amount on the account within match_days, nearest first, that `matches` may link this line to; null: none'),
     ),
+    reconciled_period: v.pipe(
+      v.boolean(),
+      v.description("dated on or before the account's last reconciliation's statement_date: importing it changes a reconciled balance (it is imported as asked)"),
+    ),
   })),
   errors: v.array(ImportLineError),
   date_format: v.pipe(v.nullable(StatementDateFormat), v.description('CSV: the format the dates were read in (chosen by the file when csv.date_format is auto); null for OFX and camt.053')),

@@ -1,15 +1,15 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { rowsOf, type Db } from '../../db/database';
 import { IMPORT_LOCK } from '../../db/locks';
-import { accounts, changes, entries, importLines, importReferences, INT4_MAX, transactions, type AccountKind } from '../../db/schema';
+import { accounts, changes, entries, importLines, importReferences, INT4_MAX, reconciliations, transactions, type AccountKind } from '../../db/schema';
 import { invalid, invalidLines, type LineError } from '../../errors';
 import { requestSchema, strictBody } from '../../shapes';
 import type { Author } from '../changes';
 import { naturalBalance } from '../rules';
 import { AMOUNT_MAX } from '../transactions';
 import type { ImportPreview, ImportResult, Transaction } from '../views';
-import { CsvOptionsSchema, parseStatement, STATEMENT_FORMATS, type StatementLine } from './index';
+import { CsvOptionsSchema, parseStatement, STATEMENT_FORMATS, type StatementFormat, type StatementLine } from './index';
 import { DATE_FORMAT_AUTO, type DateFormat } from './date-formats';
 import { collapseWhitespace, type StatedBalance, type StatementBalances } from './statement';
 import { foldCase, listImportRules, matchRule } from './rules';
@@ -128,6 +128,7 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
       rule_id: rule?.id ?? null,
       duplicate_of: null,
       match_of: null,
+      reconciled_period: false,
       reference: line.reference,
     });
   }
@@ -154,14 +155,26 @@ function lineFault(line: StatementLine, seen: Map<string, number>, accountId: nu
   return undefined;
 }
 
+/** Candidate transactions by D16's content key: date, amount on the account, normalised description. */
+type ContentKeys = Map<string, number[]>;
+const contentKey = (occurredOn: string, amount: string | number, descriptionKey: string) => `${occurredOn}|${amount}|${descriptionKey}`;
+
+function addCandidate(candidates: ContentKeys, key: string, id: number): void {
+  const ids = candidates.get(key) ?? [];
+  if (!ids.includes(id)) candidates.set(key, [...ids, id]);
+}
+
 /**
- * Marks the lines imported before (D16): by bank reference on this account; without one, by a
- * transaction on this account with the same date, amount and normalised description, or by a
- * line linked before to a transaction typed by hand (import_lines, `linked`: the line's own date,
- * amount and description, which the hand entry need not share). Each transaction matches at most
- * one line, in the order of the lines, whichever way it is found.
+ * Marks the lines imported before (D16): by bank reference on this account; a line without one
+ * by a transaction on this account with the same date, amount and normalised description, or by
+ * a line linked before to a transaction typed by hand (import_lines, `linked`: the line's own
+ * date, amount and description, which the hand entry need not share); a line whose reference is
+ * new, the same way but only among what an import of another format (or of a format not recorded)
+ * created or linked, so a bank export switched from camt to OFX never books a line twice, while
+ * two lines of one format with two references stay two. Each transaction matches at most one
+ * line: references first, then the rest in the order of the lines.
  */
-async function markDuplicates(db: Db, accountId: number, lines: Plan['lines']): Promise<void> {
+async function markDuplicates(db: Db, accountId: number, format: StatementFormat, lines: Plan['lines']): Promise<void> {
   const references = lines.flatMap((l) => (l.reference === null ? [] : [l.reference]));
   if (references.length > 0) {
     const known = await db
@@ -172,9 +185,28 @@ async function markDuplicates(db: Db, accountId: number, lines: Plan['lines']): 
     for (const line of lines) if (line.reference !== null) line.duplicate_of = byReference.get(line.reference) ?? null;
   }
 
-  const unreferenced = lines.filter((l) => l.reference === null);
-  if (unreferenced.length === 0) return;
-  const dates = `{${[...new Set(unreferenced.map((l) => l.occurred_on))].join(',')}}`;
+  const open = lines.filter((l) => l.duplicate_of === null);
+  if (open.length === 0) return;
+  const unreferencedLines = open.filter((l) => l.reference === null);
+  const newReferenceLines = open.filter((l) => l.reference !== null);
+  const unreferenced: ContentKeys = unreferencedLines.length > 0 ? await sameContent(db, accountId, unreferencedLines) : new Map();
+  const newReferences: ContentKeys = newReferenceLines.length > 0 ? await otherFormats(db, accountId, format, newReferenceLines) : new Map();
+  const taken = new Set(lines.flatMap((l) => (l.duplicate_of === null ? [] : [l.duplicate_of])));
+  for (const line of open) {
+    const pool = line.reference === null ? unreferenced : newReferences;
+    const ids = pool.get(contentKey(line.occurred_on, line.amount_cents, normaliseDescription(line.description))) ?? [];
+    const match = ids.find((id) => !taken.has(id));
+    if (match !== undefined) taken.add(match);
+    line.duplicate_of = match ?? null;
+  }
+}
+
+/** The dates of `lines` as a PostgreSQL date[] literal. */
+const datesOf = (lines: Plan['lines']) => `{${[...new Set(lines.map((l) => l.occurred_on))].join(',')}}`;
+
+/** Every transaction on the account on the lines' dates, and every line linked before, by content. */
+async function sameContent(db: Db, accountId: number, lines: Plan['lines']): Promise<ContentKeys> {
+  const dates = datesOf(lines);
   const result = await db.execute(sql`
     select t.id, t.occurred_on::text as occurred_on, t.description, sum(e.amount_cents)::text as amount
     from ${entries} e join ${transactions} t on t.id = e.transaction_id
@@ -186,24 +218,48 @@ async function markDuplicates(db: Db, accountId: number, lines: Plan['lines']): 
     from ${importLines} l
     where l.account_id = ${accountId} and l.linked and l.occurred_on = any(${dates}::date[])
     order by l.id`);
-  const candidates = new Map<string, number[]>();
-  const add = (key: string, id: number) => {
-    const ids = candidates.get(key) ?? [];
-    if (!ids.includes(id)) candidates.set(key, [...ids, id]);
-  };
-  for (const row of rowsOf<{ id: number; occurred_on: string; description: string; amount: string }>(result)) {
-    add(`${row.occurred_on}|${row.amount}|${normaliseDescription(row.description)}`, Number(row.id));
+  return contentKeys(result, linked);
+}
+
+/**
+ * D16, another format, the same line: the transactions on the account on the lines' dates that an
+ * import of this account in another format created or linked, by content (a linked one by its
+ * line's own content too). An import made before formats were recorded (its import_lines row
+ * without a format, or, older still, only a bank reference) counts as another format.
+ */
+async function otherFormats(db: Db, accountId: number, format: StatementFormat, lines: Plan['lines']): Promise<ContentKeys> {
+  const dates = datesOf(lines);
+  const result = await db.execute(sql`
+    select t.id, t.occurred_on::text as occurred_on, t.description, sum(e.amount_cents)::text as amount
+    from ${entries} e join ${transactions} t on t.id = e.transaction_id
+    where e.account_id = ${accountId} and e.occurred_on = any(${dates}::date[])
+      and (
+        exists (select 1 from ${importLines} l where l.transaction_id = t.id and l.account_id = ${accountId} and l.format is distinct from ${format})
+        or (
+          exists (select 1 from ${importReferences} r where r.transaction_id = t.id and r.account_id = ${accountId})
+          and not exists (select 1 from ${importLines} l where l.transaction_id = t.id and l.account_id = ${accountId})
+        )
+      )
+    group by t.id
+    order by t.id`);
+  const linked = await db.execute(sql`
+    select l.transaction_id as id, l.occurred_on::text as occurred_on, l.description_key, l.amount_cents::text as amount
+    from ${importLines} l
+    where l.account_id = ${accountId} and l.linked and l.format is distinct from ${format} and l.occurred_on = any(${dates}::date[])
+    order by l.id`);
+  return contentKeys(result, linked);
+}
+
+/** Transactions (their own content) and linked lines (the line's content) keyed alike, lowest id first. */
+function contentKeys(transactionRows: unknown, linkedRows: unknown): ContentKeys {
+  const candidates: ContentKeys = new Map();
+  for (const row of rowsOf<{ id: number; occurred_on: string; description: string; amount: string }>(transactionRows)) {
+    addCandidate(candidates, contentKey(row.occurred_on, row.amount, normaliseDescription(row.description)), Number(row.id));
   }
-  for (const row of rowsOf<{ id: number; occurred_on: string; description_key: string; amount: string }>(linked)) {
-    add(`${row.occurred_on}|${row.amount}|${row.description_key}`, Number(row.id));
+  for (const row of rowsOf<{ id: number; occurred_on: string; description_key: string; amount: string }>(linkedRows)) {
+    addCandidate(candidates, contentKey(row.occurred_on, row.amount, row.description_key), Number(row.id));
   }
-  const taken = new Set(lines.flatMap((l) => (l.duplicate_of === null ? [] : [l.duplicate_of])));
-  for (const line of unreferenced) {
-    const ids = candidates.get(`${line.occurred_on}|${line.amount_cents}|${normaliseDescription(line.description)}`) ?? [];
-    const match = ids.find((id) => !taken.has(id));
-    if (match !== undefined) taken.add(match);
-    line.duplicate_of = match ?? null;
-  }
+  return candidates;
 }
 
 const DAY_MS = 86_400_000;
@@ -262,9 +318,25 @@ async function closedThrough(db: Db): Promise<string | null> {
   return rows[0]?.closed ?? null;
 }
 
+/**
+ * D16 (issue 37): the account's last reconciliation's statement_date; a line dated on or before it
+ * falls in a period the bank and the book were agreed on, and importing it changes that balance.
+ */
+async function reconciledThrough(db: Db, accountId: number): Promise<string | null> {
+  const [last] = await db
+    .select({ on: reconciliations.statementDate })
+    .from(reconciliations)
+    .where(eq(reconciliations.accountId, accountId))
+    .orderBy(desc(reconciliations.statementDate), desc(reconciliations.id))
+    .limit(1);
+  return last?.on ?? null;
+}
+
 async function plan(db: Db, request: ImportPreviewRequest): Promise<Plan> {
   const statement = await readStatement(db, request);
-  await markDuplicates(db, request.account_id, statement.lines);
+  await markDuplicates(db, request.account_id, request.format, statement.lines);
+  const reconciled = await reconciledThrough(db, request.account_id);
+  if (reconciled !== null) for (const line of statement.lines) line.reconciled_period = line.occurred_on <= reconciled;
   // D20: a line that would write (create or link) dated on or before closed_through is the
   // line's fault, named here, before the database's trigger would refuse the whole import.
   const closed = await closedThrough(db);
@@ -328,8 +400,8 @@ export async function importStatement(db: Db, request: ImportRequest, author: Au
       throw invalidLines(`the statement was not imported: ${count} cannot be booked`, errors);
     }
     const fresh = lines.filter((l) => l.duplicate_of === null && !linkedLines.has(l));
-    const created = await writeLines(tx, request.account_id, fresh, author);
-    await writeLinks(tx, request.account_id, lines.filter((l) => linkedLines.has(l)));
+    const created = await writeLines(tx, request.account_id, request.format, fresh, author);
+    await writeLinks(tx, request.account_id, request.format, lines.filter((l) => linkedLines.has(l)));
     return {
       created,
       duplicates: lines.filter((l) => l.duplicate_of !== null).map((l) => l.line),
@@ -368,11 +440,11 @@ function chosenMatches(lines: Plan['lines'], matches: NonNullable<ImportRequest[
  * description are recorded against it, so the next import of the statement finds the line as a
  * duplicate, and the transaction is no longer typed by hand.
  */
-async function writeLinks(db: Db, accountId: number, lines: Plan['lines']): Promise<void> {
+async function writeLinks(db: Db, accountId: number, format: StatementFormat, lines: Plan['lines']): Promise<void> {
   if (lines.length === 0) return;
   const json = JSON.stringify(lines.map((l, n) => ({ n, id: l.match_of, reference: l.reference, occurred_on: l.occurred_on, amount_cents: l.amount_cents, key: normaliseDescription(l.description) })));
   await insertReferences(db, accountId, json);
-  await insertImportLines(db, accountId, json, true);
+  await insertImportLines(db, accountId, format, json, true);
 }
 
 /** Bank references of lines (`json`: records with id, reference), each against its transaction. */
@@ -384,17 +456,17 @@ async function insertReferences(db: Db, accountId: number, json: string): Promis
     where r.reference is not null`);
 }
 
-/** D16: one import_lines row per line (`json`: records with n, id, occurred_on, amount_cents, key), created or linked. */
-async function insertImportLines(db: Db, accountId: number, json: string, linked: boolean): Promise<void> {
+/** D16: one import_lines row per line (`json`: records with n, id, occurred_on, amount_cents, key), created or linked, with the statement's format. */
+async function insertImportLines(db: Db, accountId: number, format: StatementFormat, json: string, linked: boolean): Promise<void> {
   await db.execute(sql`
-    insert into ${importLines} (account_id, transaction_id, occurred_on, amount_cents, description_key, linked)
-    select ${accountId}::integer, r.id, r.occurred_on, r.amount_cents, r.key, ${linked}::boolean
+    insert into ${importLines} (account_id, transaction_id, occurred_on, amount_cents, description_key, linked, format)
+    select ${accountId}::integer, r.id, r.occurred_on, r.amount_cents, r.key, ${linked}::boolean, ${format}::text
     from jsonb_to_recordset(${json}::jsonb) as r(n integer, id integer, occurred_on date, amount_cents bigint, key text)
     order by r.n`);
 }
 
 /** The new transactions, their entries, change records and references, in bulk; their ids in line order. */
-async function writeLines(db: Db, accountId: number, lines: Plan['lines'], author: Author): Promise<number[]> {
+async function writeLines(db: Db, accountId: number, format: StatementFormat, lines: Plan['lines'], author: Author): Promise<number[]> {
   if (lines.length === 0) return [];
   // Ids drawn first, so each line knows its transaction without relying on the order of RETURNING.
   const drawn = await db.execute(sql`select nextval(pg_get_serial_sequence('transactions', 'id'))::integer as id from generate_series(1, ${lines.length}::integer)`);
@@ -430,6 +502,6 @@ async function writeLines(db: Db, accountId: number, lines: Plan['lines'], autho
     from jsonb_to_recordset(${json}::jsonb) as r(id integer, after jsonb, n integer)
     order by r.n`);
   await insertReferences(db, accountId, json);
-  await insertImportLines(db, accountId, json, false);
+  await insertImportLines(db, accountId, format, json, false);
   return ids;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, type Account, type ImportLineError, type ImportPreview as Preview, type ImportRule, type Transaction } from '../api';
+import { api, type Account, type ImportLineError, type ImportPreview as Preview, type ImportRule, type Reconciliation, type Transaction } from '../api';
 import { isCreditNormal } from '../../book/rules';
 import { Money, Scroll, TableHead } from '../components';
 import { formatCents, formatDate } from '../money';
@@ -26,13 +26,49 @@ export function LineErrors({ message, errors }: { message?: string; errors: Impo
   );
 }
 
-/** What marks a line: the rule that chose its account, and whether it is already in the book. */
-function notes(line: Preview['lines'][number], rules: ImportRule[], names: Map<number, string>): string {
+/**
+ * What marks a line: the rule that chose its account, whether it is already in the book, and
+ * whether booking it changes a balance already reconciled (D16, issue 37).
+ */
+function notes(line: Preview['lines'][number], rules: ImportRule[], names: Map<number, string>, inReconciled: boolean): string {
   const out: string[] = [];
   const rule = rules.find((r) => r.id === line.rule_id);
   if (rule) out.push(`rule: ${rule.pattern} → ${names.get(rule.account_id) ?? '?'}`);
   if (line.duplicate_of !== null) out.push('already imported, left out');
+  if (inReconciled) out.push('⚠ in a period already reconciled');
   return out.join('; ');
+}
+
+/**
+ * D16 (issue 37): the lines this import would book in a period already reconciled: dated on or
+ * before the account's last reconciliation (`reconciled_period`) and neither left out as a
+ * duplicate nor linked to what is in the book already, so each one changes a reconciled balance.
+ */
+const bookedInReconciled = (preview: Preview, unlinked: ReadonlySet<number>) =>
+  new Set(preview.lines.filter((l) => l.reconciled_period && l.duplicate_of === null && (l.match_of === null || unlinked.has(l.line))).map((l) => l.line));
+
+/** D16 (issue 37): the statement date the account is reconciled through, fetched only when a line falls on or before it. */
+function useReconciledThrough(accountId: number | undefined, needed: boolean): string | null {
+  const [through, setThrough] = useState<string | null>(null);
+  useEffect(() => {
+    setThrough(null);
+    if (!needed || accountId === undefined) return;
+    let live = true;
+    // Newest first: the first is the last reconciliation.
+    api<Reconciliation[]>('GET', `/accounts/${accountId}/reconciliations`)
+      .then((list) => live && setThrough(list[0]?.statement_date ?? null))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [accountId, needed]);
+  return through;
+}
+
+/** The warning above the lines: how many would change a reconciled balance, and through when it is reconciled. */
+function reconciledWarning(count: number, through: string | null): string {
+  const lines = count === 1 ? '1 line falls' : `${count} lines fall`;
+  return `${lines} in a period already reconciled${through ? ` (through ${formatDate(through)})` : ''}: importing ${count === 1 ? 'it' : 'them'} changes a reconciled balance.`;
 }
 
 /** D16: the transactions typed by hand that lines match, fetched once each, for their descriptions. */
@@ -104,6 +140,8 @@ export function ImportPreview({
   const known = preview.lines.filter((l) => l.duplicate_of !== null).length;
   const faults = preview.errors.length;
   const summary = `${fresh} new, ${known} already imported, ${links > 0 ? `${links} already in the book, ` : ''}${plural(faults, 'error', 'errors')}`;
+  const inReconciled = bookedInReconciled(preview, unlinked);
+  const through = useReconciledThrough(account?.id, preview.lines.some((l) => l.reconciled_period));
   const check = balanceCheck(preview, account, unlinked);
   const opening = preview.statement.opening;
   const action =
@@ -116,6 +154,7 @@ export function ImportPreview({
       <p role="status" className="summary">
         {summary}
       </p>
+      {inReconciled.size > 0 && <p className="warning">{reconciledWarning(inReconciled.size, through)}</p>}
       <LineErrors errors={preview.errors} />
       {preview.lines.length > 0 && (
         <Scroll>
@@ -131,7 +170,7 @@ export function ImportPreview({
                   <td className="num" data-label={line.amount_cents < 0 ? 'Money out' : undefined}>{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
                   <td data-label="Booked against">{names.get(line.counter_account_id)}</td>
                   <td>
-                    {notes(line, rules, names)}
+                    {notes(line, rules, names, inReconciled.has(line.line))}
                     {line.match_of !== null && (
                       <>
                         <label className="check">
