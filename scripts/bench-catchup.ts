@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const today = new Date().toISOString().slice(0, 10);
-  const startOn = addDays(today, -7 * (WEEKS - 1));
+  const startOn = addDays(today, -7 * (WEEKS - 1))!;
   const perSchedule = occurrencesBetween({ start_on: startOn, every: 'week', interval: 1, until_on: null }, startOn, today).length;
   if (perSchedule !== WEEKS) throw new Error(`expected ${WEEKS} occurrences per schedule, the arithmetic says ${perSchedule}`);
   const expected = SCHEDULES * WEEKS;

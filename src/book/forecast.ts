@@ -4,9 +4,9 @@ import type { Db } from '../db/database';
 import { entries, scheduleOccurrences, schedules } from '../db/schema';
 import { invalid } from '../errors';
 import { dateString, todayUtc } from '../text';
-import { nthOccurrence, occurrencesBetween } from './occurrences';
+import { occurrencesBetween, yearsAfter } from './occurrences';
 import { balancesReport, exactCents } from './reports';
-import { recurrenceOf } from './schedules';
+import { recurrenceOf } from './schedule-dates';
 import type { Forecast } from './views';
 
 // D21: GET /reports/forecast — where the bank, cash and card accounts are heading: today's balance
@@ -18,8 +18,8 @@ export const FORECAST_MAX_YEARS = 3;
 export const ForecastQuerySchema = v.object({ to: v.optional(dateString('to')) });
 
 export async function forecastReport(db: Db, query: v.InferOutput<typeof ForecastQuerySchema>, today = todayUtc()): Promise<v.InferOutput<typeof Forecast>> {
-  const latest = nthOccurrence({ start_on: today, every: 'year', interval: FORECAST_MAX_YEARS, until_on: null }, 1);
-  const to = query.to ?? nthOccurrence({ start_on: today, every: 'year', interval: 1, until_on: null }, 1);
+  const latest = yearsAfter(today, FORECAST_MAX_YEARS);
+  const to = query.to ?? yearsAfter(today, 1);
   if (to < today) throw invalid('to must not be before today');
   if (to > latest) throw invalid(`to must be at most ${FORECAST_MAX_YEARS} years ahead (${latest})`);
 

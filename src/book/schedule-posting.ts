@@ -1,7 +1,12 @@
-import type { Db } from '../db/database';
+import { and, eq, sql } from 'drizzle-orm';
+import { rowsOf, type Db } from '../db/database';
+import { scheduleOccurrences, schedules, users } from '../db/schema';
 import { databaseRefusal } from '../db/refusals';
 import { todayUtc } from '../text';
-import { POSTING_BATCH, postDueOfSchedule, schedulesDue } from './schedules';
+import type { Author } from './changes';
+import { addDays } from './occurrences';
+import { blockedReason, markHandled, readBookState, refreshNextOn, unhandledThrough } from './schedules';
+import { insertTransaction } from './transactions';
 
 // D21: the posting job. `ledger serve` runs it once at start and every 10 minutes (src/background.ts):
 // every `post` occurrence dated on or before today (UTC) and neither posted nor skipped is posted,
@@ -9,10 +14,54 @@ import { POSTING_BATCH, postDueOfSchedule, schedulesDue } from './schedules';
 // POSTING_BATCH occurrences per database transaction, yielding to the event loop between batches:
 // it holds one pool connection at a time and no transaction while idle, so requests go on.
 
+/** At most this many occurrences are posted in one database transaction (D21's catch-up in batches). */
+export const POSTING_BATCH = 100;
+
 export interface PostingRun {
   posted: number;
   /** Schedules left for the next run: a refusal met while posting (an account deleted, a period closed meanwhile). */
   refused: number;
+}
+
+/**
+ * D21: posts what is due of one `post` schedule: every occurrence on or before `today` neither
+ * posted nor skipped, oldest first, `POSTING_BATCH` at most per call (call again while it returns
+ * that many). The author is the schedule's creator, `via: "schedule"`. Another instance posting
+ * the same schedule waits for its row, then finds the dates handled; the (schedule, date) key is
+ * the last word. Blocked occurrences stay unhandled (listed as due). Returns how many it posted.
+ */
+export function postDueOfSchedule(db: Db, id: number, today: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(schedules).where(and(eq(schedules.id, id), eq(schedules.mode, 'post'))).for('update');
+    if (!row || row.nextOn === null) return 0;
+    const state = await readBookState(tx);
+    // Occurrences in a closed period wait (D20): look from the day after it, so that a batch is
+    // never spent on dates that cannot be posted (D21's bound on the dates one call computes).
+    const from = state.closedThrough !== null && row.nextOn <= state.closedThrough ? addDays(state.closedThrough, 1) : row.nextOn;
+    const dates = from === null ? [] : await unhandledThrough(tx, row, today, POSTING_BATCH, from);
+    if (dates.length === 0) return 0;
+    const [creator] = row.createdBy === null ? [] : await tx.select({ email: users.email }).from(users).where(eq(users.id, row.createdBy));
+    const author: Author = { userId: creator ? row.createdBy : null, email: creator?.email ?? null, via: 'schedule', clientId: null };
+    const entries = row.entries.map((l) => ({ account_id: l.account_id, amount_cents: l.amount_cents }));
+    let posted = 0;
+    for (const on of dates) {
+      if (blockedReason(state, on, row.entries) !== null) continue;
+      if (!(await markHandled(tx, id, on, 'posted', null))) continue;
+      const transactionId = await insertTransaction(tx, { occurred_on: on, description: row.description, entries }, author, id);
+      await tx.execute(sql`update ${scheduleOccurrences} set transaction_id = ${transactionId} where schedule_id = ${id} and occurs_on = ${on}`);
+      posted++;
+    }
+    await refreshNextOn(tx, row);
+    return posted;
+  });
+}
+
+/** The `post` schedules with something on or before `today` not yet handled. */
+export async function schedulesDue(db: Db, today: string): Promise<number[]> {
+  const rows = rowsOf<{ id: number }>(
+    await db.execute(sql`select id from ${schedules} where mode = 'post' and next_on <= ${today} order by next_on, id`),
+  );
+  return rows.map((r) => Number(r.id));
 }
 
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
-import { and, asc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { rowsOf, type Db } from '../db/database';
+import type { Db } from '../db/database';
 import { accounts, scheduleOccurrences, schedules, settings, users, type ScheduleLine } from '../db/schema';
 import { conflict, invalid, notFound } from '../errors';
 import { requestSchema } from '../shapes';
@@ -8,7 +8,8 @@ import { dateString, requiredText } from '../text';
 import { recordChange, type Actor, type Author } from './changes';
 import { getTransaction } from './corrections';
 import { todayUtc } from '../text';
-import { addDays, isOccurrence, occurrencesBetween, type Recurrence } from './occurrences';
+import { addDays, firstUnhandled, isOccurrence, LAST_DATE, unhandledBetween } from './occurrences';
+import { checkDueThrough, checkPostedAtOnce, floorOf, recurrenceOf } from './schedule-dates';
 import { checkBalanced, DESCRIPTION_MAX, EntriesSchema, insertTransaction, type NewTransaction, type TransactionView } from './transactions';
 import type { DueOccurrence, Schedule as ScheduleShape } from './views';
 
@@ -16,7 +17,9 @@ import type { DueOccurrence, Schedule as ScheduleShape } from './views';
 // database decides what must never break: one row per (schedule, date) handled, so an occurrence
 // is posted or skipped at most once whatever the number of instances or restarts. Every writer
 // (a person posting or skipping, the posting job, a PUT) takes the schedule's row first, so
-// `next_on` (the first occurrence neither posted nor skipped) stays true.
+// `next_on` (the first occurrence neither posted nor skipped) stays true. The date rules live in
+// occurrences.ts (the calendar) and schedule-dates.ts (a schedule's floor and bounds); the
+// posting job in schedule-posting.ts.
 
 export type Schedule = v.InferOutput<typeof ScheduleShape>;
 export type Due = v.InferOutput<typeof DueOccurrence>;
@@ -62,36 +65,26 @@ export const NO_SUCH_SCHEDULE = 'no such schedule';
 export const NO_SUCH_OCCURRENCE = 'that date is not an occurrence of the schedule';
 export const ALREADY_HANDLED = 'that occurrence was already posted or skipped';
 
-export function recurrenceOf(row: Pick<Row, 'startOn' | 'every' | 'interval' | 'untilOn'>): Recurrence {
-  return { start_on: row.startOn, every: row.every, interval: row.interval, until_on: row.untilOn };
-}
-
-/** Occurrences before the floor count as handled (D21: a PUT never posts dates before next_on). */
-const floorOf = (row: Pick<Row, 'startOn' | 'handledBefore'>) =>
-  row.handledBefore !== null && row.handledBefore > row.startOn ? row.handledBefore : row.startOn;
-
-/** The first occurrence on or after `from` that is not in `handled`; null when none is left (until_on, or year 9999). */
-function firstUnhandled(r: Recurrence, from: string, handled: ReadonlySet<string>): string | null {
-  for (;;) {
-    const [date] = occurrencesBetween(r, from, '9999-12-31', 1);
-    if (date === undefined) return null;
-    if (!handled.has(date)) return date;
-    from = addDays(date, 1);
-  }
-}
-
-async function handledFrom(db: Db, scheduleId: number, from: string): Promise<Set<string>> {
+/** The handled dates of a schedule from `from` (through `through` when given). */
+export async function handledBetween(db: Db, scheduleId: number, from: string, through?: string): Promise<Set<string>> {
   const rows = await db
     .select({ on: scheduleOccurrences.occursOn })
     .from(scheduleOccurrences)
-    .where(and(eq(scheduleOccurrences.scheduleId, scheduleId), gte(scheduleOccurrences.occursOn, from)));
+    .where(and(
+      eq(scheduleOccurrences.scheduleId, scheduleId),
+      gte(scheduleOccurrences.occursOn, from),
+      through === undefined ? undefined : lte(scheduleOccurrences.occursOn, through),
+    ));
   return new Set(rows.map((r) => r.on));
 }
 
-/** Recomputes and stores `next_on` of a schedule whose row the caller holds. */
-async function refreshNextOn(db: Db, row: Row): Promise<string | null> {
+/**
+ * Recomputes and stores `next_on` of a schedule whose row the caller holds: it steps over the
+ * handled dates from the old next_on, at most one per handled row.
+ */
+export async function refreshNextOn(db: Db, row: Row): Promise<string | null> {
   const from = row.nextOn !== null && row.nextOn > floorOf(row) ? row.nextOn : floorOf(row);
-  const next = firstUnhandled(recurrenceOf(row), from, await handledFrom(db, row.id, from));
+  const next = firstUnhandled(recurrenceOf(row), from, await handledBetween(db, row.id, from));
   await db.update(schedules).set({ nextOn: next }).where(eq(schedules.id, row.id));
   return next;
 }
@@ -165,14 +158,19 @@ function rowValues(input: NewSchedule, lines: ScheduleLine[]) {
   };
 }
 
-/** POST /schedules: its first occurrence is start_on; the posting job catches up what is past. */
-export function createSchedule(db: Db, input: NewSchedule, author: Author): Promise<Schedule> {
+/**
+ * POST /schedules: its first occurrence is start_on; the posting job catches up what is past, so a
+ * `post` schedule with more than 1,000 occurrences through today is refused (D21's bounds).
+ */
+export function createSchedule(db: Db, input: NewSchedule, author: Author, today = todayUtc()): Promise<Schedule> {
   return db.transaction(async (tx) => {
     const lines = await savedLines(tx, input);
+    const values = rowValues(input, lines);
+    if (values.mode === 'post') checkPostedAtOnce(recurrenceOf(values), values.startOn, today, []);
     const [row] = await tx
       .insert(schedules)
       // start_on is always the first occurrence (until_on is never before it).
-      .values({ ...rowValues(input, lines), createdBy: author.userId, nextOn: input.start_on })
+      .values({ ...values, createdBy: author.userId, nextOn: input.start_on })
       .returning({ id: schedules.id });
     const made = await getSchedule(tx, row!.id);
     await recordChange(tx, author, { subject: 'schedule', subjectId: made.id, action: 'create', before: null, after: made });
@@ -183,18 +181,24 @@ export function createSchedule(db: Db, input: NewSchedule, author: Author): Prom
 /**
  * PUT /schedules/{id}: replaces it. D21: occurrences dated before its next_on at this moment count
  * as handled, so a new start_on in the past posts nothing already past; a schedule with nothing
- * left (next_on null) counts everything through today as handled.
+ * left (next_on null) counts everything through today as handled. A `post` schedule left with more
+ * than 1,000 occurrences to post at once is refused (D21's bounds).
  */
 export function replaceSchedule(db: Db, id: number, input: NewSchedule, actor: Actor, today = todayUtc()): Promise<Schedule> {
   return db.transaction(async (tx) => {
     const row = await lockSchedule(tx, id);
     const before = await getSchedule(tx, id);
     const lines = await savedLines(tx, input);
-    const floor = row.nextOn ?? addDays(today, 1);
+    const floor = row.nextOn ?? addDays(today, 1) ?? LAST_DATE;
     const handledBefore = row.handledBefore !== null && row.handledBefore > floor ? row.handledBefore : floor;
+    const values = rowValues(input, lines);
+    if (values.mode === 'post') {
+      const from = floorOf({ startOn: values.startOn, handledBefore });
+      checkPostedAtOnce(recurrenceOf(values), from, today, await handledBetween(tx, id, from, today));
+    }
     const [updated] = await tx
       .update(schedules)
-      .set({ ...rowValues(input, lines), handledBefore, nextOn: null })
+      .set({ ...values, handledBefore, nextOn: null })
       .where(eq(schedules.id, id))
       .returning();
     await refreshNextOn(tx, updated!);
@@ -236,10 +240,10 @@ export function blockedReason(state: BookState, on: string, lines: readonly Sche
 /** The occurrence `date` of a locked schedule: 404 when it is none, 409 when it was handled. */
 async function unhandledOccurrence(db: Db, row: Row, date: string): Promise<void> {
   if (!isOccurrence(recurrenceOf(row), date)) throw notFound(NO_SUCH_OCCURRENCE);
-  if (date < floorOf(row) || (await handledFrom(db, row.id, date)).has(date)) throw conflict(ALREADY_HANDLED);
+  if (date < floorOf(row) || (await handledBetween(db, row.id, date, date)).has(date)) throw conflict(ALREADY_HANDLED);
 }
 
-async function markHandled(db: Db, scheduleId: number, date: string, outcome: 'posted' | 'skipped', transactionId: number | null): Promise<boolean> {
+export async function markHandled(db: Db, scheduleId: number, date: string, outcome: 'posted' | 'skipped', transactionId: number | null): Promise<boolean> {
   const inserted = await db
     .insert(scheduleOccurrences)
     .values({ scheduleId, occursOn: date, outcome, transactionId })
@@ -285,19 +289,20 @@ export function skipOccurrence(db: Db, id: number, date: string): Promise<void> 
   });
 }
 
-/** The unhandled occurrences of `row` from its next_on through `through`. */
-async function unhandledThrough(db: Db, row: Row, through: string): Promise<string[]> {
-  if (row.nextOn === null || row.nextOn > through) return [];
-  const handled = await handledFrom(db, row.id, row.nextOn);
-  return occurrencesBetween(recurrenceOf(row), row.nextOn, through).filter((d) => !handled.has(d));
+/** The unhandled occurrences of `row` from `from` (default its next_on) through `through`, oldest first, at most `limit`. */
+export async function unhandledThrough(db: Db, row: Row, through: string, limit?: number, from = row.nextOn): Promise<string[]> {
+  if (from === null || from > through) return [];
+  return unhandledBetween(recurrenceOf(row), from, through, await handledBetween(db, row.id, from, through), limit);
 }
 
 /**
  * GET /schedules/due?through= (D21): remind occurrences not yet posted or skipped through
  * `through`, and post occurrences up to today that the posting job could not post (blocked),
- * oldest first.
+ * oldest first. D21's bounds: `through` at most 3 years after today, and at most the oldest 1,000
+ * of each schedule (a reminder started in year 0001 is not 105,000 dates in one answer).
  */
 export async function listDue(db: Db, through: string, today = todayUtc()): Promise<Due[]> {
+  checkDueThrough(through, today);
   const rows = await db.select().from(schedules).where(sql`${schedules.nextOn} <= ${through}`).orderBy(asc(schedules.id));
   const state = await readBookState(db);
   const shapes = new Map((await readSchedules(db)).map((s) => [s.id, s]));
@@ -311,46 +316,4 @@ export async function listDue(db: Db, through: string, today = todayUtc()): Prom
     }
   }
   return due.sort((a, b) => (a.occurs_on === b.occurs_on ? a.schedule_id - b.schedule_id : a.occurs_on < b.occurs_on ? -1 : 1));
-}
-
-/** At most this many occurrences are posted in one database transaction (D21's catch-up in batches). */
-export const POSTING_BATCH = 100;
-
-/**
- * D21: posts what is due of one `post` schedule: every occurrence on or before `today` neither
- * posted nor skipped, oldest first, `POSTING_BATCH` at most per call (call again while it returns
- * that many). The author is the schedule's creator, `via: "schedule"`. Another instance posting
- * the same schedule waits for its row, then finds the dates handled; the (schedule, date) key is
- * the last word. Blocked occurrences stay unhandled (listed as due). Returns how many it posted.
- */
-export function postDueOfSchedule(db: Db, id: number, today: string): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(schedules).where(and(eq(schedules.id, id), eq(schedules.mode, 'post'))).for('update');
-    if (!row) return 0;
-    const dates = await unhandledThrough(tx, row, today);
-    if (dates.length === 0) return 0;
-    const state = await readBookState(tx);
-    const [creator] = row.createdBy === null ? [] : await tx.select({ email: users.email }).from(users).where(eq(users.id, row.createdBy));
-    const author: Author = { userId: creator ? row.createdBy : null, email: creator?.email ?? null, via: 'schedule', clientId: null };
-    const entries = row.entries.map((l) => ({ account_id: l.account_id, amount_cents: l.amount_cents }));
-    let posted = 0;
-    for (const on of dates) {
-      if (posted === POSTING_BATCH) break;
-      if (blockedReason(state, on, row.entries) !== null) continue;
-      if (!(await markHandled(tx, id, on, 'posted', null))) continue;
-      const transactionId = await insertTransaction(tx, { occurred_on: on, description: row.description, entries }, author, id);
-      await tx.execute(sql`update ${scheduleOccurrences} set transaction_id = ${transactionId} where schedule_id = ${id} and occurs_on = ${on}`);
-      posted++;
-    }
-    await refreshNextOn(tx, row);
-    return posted;
-  });
-}
-
-/** The `post` schedules with something on or before `today` not yet handled. */
-export async function schedulesDue(db: Db, today: string): Promise<number[]> {
-  const rows = rowsOf<{ id: number }>(
-    await db.execute(sql`select id from ${schedules} where mode = 'post' and next_on <= ${today} order by next_on, id`),
-  );
-  return rows.map((r) => Number(r.id));
 }

@@ -17,7 +17,7 @@ import { invalid, Refusal } from '../errors';
 import { dateString, describeIssues, isCalendarDate, todayUtc } from '../text';
 import type { Context } from 'hono';
 import type { AppEnv } from './context';
-import { badId, badJson, badQuery, positiveId, refused } from './replies';
+import { badId, badJson, positiveId, refused } from './replies';
 import { route } from './route';
 import { authorOf } from './tiers';
 import { pathId } from './validation';
@@ -69,10 +69,11 @@ export const scheduleRoutes = [
       description:
         'Occurrences: start_on, then every `interval` weeks, months or years; a month or year keeps start_on\'s day, clamped ' +
         'to the month\'s last day; none after until_on. `post` schedules post themselves (at start and every 10 minutes, ' +
-        'catching up every missed occurrence); `remind` ones wait on the due list.',
+        'catching up every missed occurrence); `remind` ones wait on the due list. Dates run from 0001-01-01 to 9999-12-31; ' +
+        'a `post` schedule that would post more than 1,000 occurrences at once (dated through today) is refused.',
       responses: {
         201: { description: 'Made.', json: Schedule },
-        400: badJson('A bad field, until_on before start_on, or entries POST /transactions would refuse'),
+        400: badJson('A bad field, until_on before start_on, entries POST /transactions would refuse, or more than 1,000 occurrences to post at once (the message says how many)'),
       },
     },
     { idempotent: true },
@@ -81,8 +82,10 @@ export const scheduleRoutes = [
   route(
     {
       method: 'get', path: '/schedules/due', tier: 'full', summary: 'Occurrences waiting for a decision (D21)', query: DueQuerySchema,
-      description: '`through` defaults to today (UTC): `remind` occurrences not yet posted or skipped, and `post` ones up to today that are blocked.',
-      responses: { 200: { description: 'Oldest first.', json: v.array(DueOccurrence) }, 400: badQuery },
+      description:
+        '`through` defaults to today (UTC), at most 3 years after today: `remind` occurrences not yet posted or skipped, and `post` ones ' +
+        'up to today that are blocked; at most the oldest 1,000 of each schedule.',
+      responses: { 200: { description: 'Oldest first.', json: v.array(DueOccurrence) }, 400: refused('A query parameter is malformed or repeated (not a calendar date YYYY-MM-DD), or `through` is more than 3 years after today.') },
     },
     {},
     async (c, { query }) => c.json(await listDue(c.var.db, query.through ?? todayUtc())),
@@ -98,7 +101,9 @@ export const scheduleRoutes = [
   route(
     {
       method: 'put', path: '/schedules/{id}', tier: 'full', summary: 'Replaces a schedule (D21)', params: { id: positiveId }, json: NewScheduleSchema,
-      description: 'Occurrences dated before its next_on at this moment count as handled: a PUT never posts them.',
+      description:
+        'Occurrences dated before its next_on at this moment count as handled: a PUT never posts them. A `post` schedule left with more ' +
+        'than 1,000 occurrences to post at once is refused, as by POST.',
       responses: { 200: { description: 'Replaced.', json: Schedule }, 400: badJson('A bad id, or what POST /schedules refuses'), 404: noSuchSchedule },
     },
     {},

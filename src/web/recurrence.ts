@@ -1,4 +1,4 @@
-import { addDays, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
+import { addDays, LAST_DATE, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
 
 // D21 in the browser: the dates a schedule falls on, for the previews of the web app (the next
 // dates in words, what a start in the past posts at once, Home's "Coming up"), by the server's own
@@ -6,19 +6,22 @@ import { addDays, nthOccurrence, occurrencesBetween, type Every, type Recurrence
 
 export type { Every, Recurrence };
 
-/** The date `days` days after a `YYYY-MM-DD` date. */
-export const daysAfter = addDays;
+/** The date `days` (≥ 0) days after a `YYYY-MM-DD` date; the pages look ahead of today, so at most 9999-12-31. */
+export const daysAfter = (isoDate: string, days: number): string => addDays(isoDate, days) ?? LAST_DATE;
 
 /** The occurrences of `r` from `from` through `through` (both inclusive, either open), oldest first, at most `limit`. */
 export function occurrencesOf(r: Recurrence, options: { from?: string; through?: string; limit?: number }): string[] {
   // Without an end, a limit ends the list (and a hundred years at most).
-  const through = options.through ?? addDays(options.from ?? r.start_on, 36_525);
+  const through = options.through ?? daysAfter(options.from ?? r.start_on, 36_525);
   return occurrencesBetween(r, options.from ?? r.start_on, through, options.limit ?? 1000);
 }
 
-/** The first occurrence of a series that starts on `after` (the one before it was `after` itself). */
+/**
+ * The first occurrence of a series that starts on `after` (the one before it was `after` itself);
+ * past 9999-12-31 there is none, and the last day stands in (D21's bounds).
+ */
 export function nextAfter(after: string, every: Every, interval: number): string {
-  return nthOccurrence({ start_on: after, every, interval, until_on: null }, 1);
+  return nthOccurrence({ start_on: after, every, interval, until_on: null }, 1) ?? LAST_DATE;
 }
 
 /** Whether the series keeps a day some months lack (the 29th to the 31st): those months take their last day. */
