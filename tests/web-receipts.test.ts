@@ -11,7 +11,8 @@ import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSes
 // full size, a PDF downloaded, a refused file explained in plain words, a receipt removed after
 // asking (checked through the API); receipts chosen on the record form sent once it is saved, with
 // a progress bar; the paperclip in the list; the auditors' ZIP and change log from the annual
-// report and History; Settings' storage line.
+// report and History; Settings' storage line. Issue 36 item 4: a deleted transaction's receipts in
+// History beside its Undo, removed there, and Settings' part held by deleted transactions.
 
 const ARTIFACTS = path.resolve('test-artifacts/web-receipts');
 const DOCS = path.resolve('docs/screenshots');
@@ -291,6 +292,36 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('receipts in chromium at 39
     const used = Math.round((usage.used_bytes / 1024 / 1024) * 10) / 10;
     await expect.poll(() => storage.getByText(/^Receipts:/).textContent()).toBe(`Receipts: ${used} MB of 1 GB used (2 files).`);
     expect(await noSideways()).toBe(true);
+    expect(s.faults).toEqual([]);
+  });
+
+  it('issue 36 item 4: a deleted transaction\'s receipts are shown in History beside its Undo and removable there; Settings says what deleted transactions hold', async () => {
+    const entries = [{ account_id: ids.Food, amount_cents: 700 }, { account_id: ids.Bank, amount_cents: -700 }];
+    const made = await s.post('/transactions', { occurred_on: `${YEAR}-01-04`, description: 'Shredder', entries });
+    tx.Shredder = made.body.id;
+    const sent = await page.evaluate(
+      async ({ url, bytes }) => (await fetch(url, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(bytes) })).status,
+      { url: `${s.api}/transactions/${tx.Shredder}/attachments?name=shred.pdf`, bytes: [...PDF] },
+    );
+    expect(sent).toBe(201);
+    expect((await s.call('DELETE', `/transactions/${tx.Shredder}`)).status).toBe(204);
+
+    await s.go('History', 'History');
+    await page.getByText(`Kept with it for Undo: 1 receipt (${PDF.length} bytes).`).waitFor();
+    expect(await noSideways()).toBe(true);
+    await s.go('Settings', 'Settings');
+    const storage = page.getByRole('region', { name: 'Storage' });
+    await expect.poll(() => storage.getByText(/^Receipts:/).textContent()).toMatch(
+      new RegExp(`Of these, ${PDF.length} bytes \\(1 file\\) belong to deleted transactions, kept so that Undo in History brings them back; they can be removed there\\.$`),
+    );
+
+    await s.go('History', 'History');
+    const asked = answerNext(true);
+    await page.getByRole('button', { name: 'Remove the receipt shred.pdf' }).click();
+    expect(await asked).toBe('Remove the receipt “shred.pdf” kept from the deleted “Shredder”? Undo will no longer bring it back.');
+    await page.getByRole('status').filter({ hasText: 'Removed “shred.pdf”.' }).waitFor();
+    expect(await receiptsOf('Shredder')).toEqual([]);
+    expect((await s.call('GET', '/attachments/usage')).body).toMatchObject({ deleted_bytes: 0, deleted_count: 0 });
     expect(s.faults).toEqual([]);
   });
 });

@@ -193,6 +193,9 @@ export type Attachment = v.InferOutput<typeof AttachmentShape>;
 export interface ReceiptsUsage {
   used_bytes: number;
   count: number;
+  /** Of those, what deleted transactions keep for their restore (issue 36 item 4). */
+  deleted_bytes: number;
+  deleted_count: number;
   limit_bytes: number;
 }
 export type Transaction = v.InferOutput<typeof TransactionShape>;

@@ -4,6 +4,7 @@ import { closedBooksRefusal, useApp } from '../app';
 import { Downloads, ErrorNote, Loading, PageHeading } from '../components';
 import { formatCents, formatDate } from '../money';
 import { describeChange, type Wording } from '../../book/change-words';
+import { KeptReceipts } from './Receipts';
 
 /**
  * Issue 25 item 7: when a change was made, to the minute, in the person's time zone ("Mar 3 at
@@ -154,9 +155,12 @@ export function Changes() {
             <li key={c.id}>
               <span>{describeChange(c, wording)}</span>
               {isUndoable(c) && absent[c.subject_id!] === true && changes.find(isUndoableOf(c.subject_id!)) === c && (
-                <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
-                  Undo
-                </button>
+                <>
+                  <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
+                    Undo
+                  </button>
+                  <KeptReceipts transaction={{ id: c.subject_id!, description: String((c.before as Transaction).description) }} />
+                </>
               )}
             </li>
           ))}

@@ -336,3 +336,62 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
     </section>
   );
 }
+
+/**
+ * Issue 36 item 4: the receipts a deleted transaction keeps for its restore (D15), shown beside
+ * its Undo in History, so that what they hold is seen and can be removed (asked first; nothing
+ * of the book changes, the transaction is gone). Nothing is shown when it kept none.
+ */
+export function KeptReceipts({ transaction }: { transaction: { id: number; description: string } }) {
+  const [list, setList] = useState<Attachment[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  const load = useCallback(async () => setList(await api<Attachment[]>('GET', `/transactions/${transaction.id}/attachments`)), [transaction.id]);
+  useEffect(() => {
+    load().catch((e: Error) => setError(e.message));
+  }, [load]);
+
+  const remove = async (attachment: Attachment) => {
+    setSaid(null);
+    setError(null);
+    if (!window.confirm(`Remove the receipt “${attachment.name}” kept from the deleted “${transaction.description}”? Undo will no longer bring it back.`)) return;
+    try {
+      await api('DELETE', `/attachments/${attachment.id}`);
+      setSaid(`Removed “${attachment.name}”.`);
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  if (!list?.length && !said) return <ErrorNote error={error} />;
+  const held = (list ?? []).reduce((sum, a) => sum + a.size, 0);
+  return (
+    <div className="kept-receipts">
+      {list && list.length > 0 && (
+        <>
+          <p className="muted small">
+            Kept with it for Undo: {receiptsInWords(list.length)} ({sizeInWords(held)}).
+          </p>
+          <ul className="plain">
+            {list.map((a) => (
+              <li key={a.id} className="row">
+                <span className="receipt-name">
+                  {a.name} <span className="muted small">{sizeInWords(a.size)}</span>
+                </span>
+                <button type="button" className="secondary" aria-label={`Download ${a.name}`} onClick={() => void download(`/attachments/${a.id}`, a.name).catch((e: Error) => setError(e.message))}>
+                  Download
+                </button>
+                <button type="button" className="secondary" aria-label={`Remove the receipt ${a.name}`} onClick={() => void remove(a)}>
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <div role="status">{said}</div>
+      <ErrorNote error={error} />
+    </div>
+  );
+}

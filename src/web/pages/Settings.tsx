@@ -295,6 +295,8 @@ function ReceiptsStorageSection() {
       {usage ? (
         <p className={full ? 'warning' : undefined}>
           Receipts: {sizeInWords(usage.used_bytes)} of {sizeInWords(usage.limit_bytes)} used ({usage.count} {usage.count === 1 ? 'file' : 'files'}).
+          {usage.deleted_count > 0 &&
+            ` Of these, ${sizeInWords(usage.deleted_bytes)} (${usage.deleted_count} ${usage.deleted_count === 1 ? 'file' : 'files'}) belong to deleted transactions, kept so that Undo in History brings them back; they can be removed there.`}
           {full && ' Nearly full: remove receipts that are no longer needed, or ask whoever runs Ledger to raise RECEIPTS_MAX_MB.'}
         </p>
       ) : (
