@@ -26,9 +26,11 @@ RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
     --mount=type=cache,target=/root/.npm,sharing=locked \
     npm ci --ignore-scripts --prefer-offline --no-audit --no-fund
 COPY . .
-# What `npm ci` runs after installing: the install scripts, then `prepare` (the web app into
-# dist/web, the service and CLI into the one bundle dist/cli).
-RUN npm rebuild --no-audit --no-fund && npm run build
+# What `npm ci` runs after installing: the install scripts, our own `postinstall` (patch-package
+# applies patches/, the fix postgres.js needs before it is bundled: issue 36 item 2), then
+# `prepare` (the web app into dist/web, the service and CLI into the one bundle dist/cli).
+RUN npm rebuild --no-audit --no-fund && npm run postinstall && npm run build \
+ && grep -q 'Patched by Ledger' node_modules/postgres/src/connection.js
 # What runs, and nothing else: the bundle holds our code and every package it uses except the few
 # it leaves outside (scripts/build-server.js: native code, the PostgreSQL binaries, the /docs
 # files), so only those come from node_modules. The whole production node_modules would add some

@@ -45,6 +45,15 @@ const ONE_WAITING_QUERY_PER_CONNECTION: Record<string, number> = { max_pipeline:
  */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
 
+/**
+ * Seconds a connection waits before it opens again after the last try failed (issue 36 item 2):
+ * doubling from 50 ms to at most a second, with jitter. postgres.js's own grows to 20 s, so after
+ * an outage of a minute each request waited up to 20 s for its 500, and the service answered
+ * again up to 20 s after PostgreSQL did (14 s in tests/database-outage.test.ts). Ten connections
+ * trying once a second are no load for a server coming back.
+ */
+const reconnectBackoff = (retries: number) => Math.min(0.05 * 2 ** retries, 1) * (0.5 + Math.random() / 2);
+
 /** Connects to a PostgreSQL server and migrates it (serialised across instances by an advisory lock). */
 export async function openPostgres(
   url: string,
@@ -55,6 +64,7 @@ export async function openPostgres(
   const client = postgres(target, {
     ...explicit,
     max: options.max ?? 10,
+    backoff: reconnectBackoff,
     ...ONE_WAITING_QUERY_PER_CONNECTION,
     connection: { ...explicit.connection, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS },
     onnotice: () => {},
@@ -105,7 +115,10 @@ function preparedUnsafe(target: postgres.Sql) {
 /**
  * BEGIN, the work, then COMMIT (or ROLLBACK on any failure) on a reserved connection, released
  * only after the transaction ended. A connection that broke mid-way is closed by postgres.js and
- * its transaction ended by the server. The mode (`isolation level …`) keeps postgres.js's rule of
+ * its transaction ended by the server; from then on every statement on it, the ROLLBACK
+ * included, is rejected (CONNECTION_CLOSED), and releasing it leaves it to the pool to open
+ * again: postgres.js 3.4.9 needs patches/postgres+3.4.9.patch for that (issue 36 item 2; it threw
+ * an uncaught TypeError instead, which ended the process). The mode (`isolation level …`) keeps postgres.js's rule of
  * letters and spaces only.
  */
 async function onReservedConnection<T>(pool: postgres.Sql, mode: string, run: (sql: postgres.Sql) => T | Promise<T>): Promise<T> {

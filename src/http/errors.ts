@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { isDatabaseUnreachable, reportUnreachable } from '../db/reachability';
 import { databaseRefusal, unstorableText } from '../db/refusals';
 import { invalid, Refusal, SessionEnded, type RefusalReason } from '../errors';
 import { describeFault } from '../log';
@@ -64,6 +65,12 @@ function answerOAuth(c: Context<AppEnv>, code: OAuthError['code'], description: 
   return c.json({ error: code, error_description: description }, status);
 }
 
+/**
+ * Issue 36 item 2: how long a client is asked to wait when the database could not be reached or
+ * ended the session under its request; the answer is still the spec's 500.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** A path no route serves (spec: Errors, Shapes). */
 export const notFoundAnswer = (c: Context<AppEnv>): Response => c.json({ error: 'not found' }, 404);
 
@@ -100,7 +107,14 @@ export function answerError(error: unknown, c: Context<AppEnv>): Response {
     if (oauth) return answerOAuth(c, 'invalid_request', message, 400);
     return c.json({ error: message }, error.status);
   }
-  c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
+  if (isDatabaseUnreachable(error) && c.var.db) {
+    // The request may be sent again once the database is back: say when to try. The log says once
+    // that the database is unreachable (src/db/reachability.ts), not once per request.
+    c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    reportUnreachable(c.var.db, c.var.log, error);
+  } else {
+    c.var.log?.error('request.fault', { method: c.req.method, path: c.req.path, ...describeFault(error) });
+  }
   // Error rule 3: the fixed sentence; on OAuth routes as server_error.
   if (oauth) return answerOAuth(c, 'server_error', GENERIC_FAULT, 500);
   return c.json({ error: GENERIC_FAULT }, 500);
