@@ -577,6 +577,8 @@ const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () =>
  * D22: receipts. The bytes live in the database (in every backup with the rest of the book), one
  * row per file of at most 10 MiB. No foreign key to the transaction: a deleted transaction keeps
  * its receipts for D15's restore. `created_by_email` is kept as it was, like the change log's.
+ * Migration 0015 (issue 36): `bytes` stored EXTERNAL (read in pieces), a row never altered, and
+ * its removal refused in a closed period or on a reconciled transaction (D20), by triggers.
  */
 export const attachments = pgTable(
   'attachments',
