@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
-import { rowsOf } from '../src/db/database';
+import { restoreBackup, writeBackup } from '../src/admin/backup';
+import { rowsOf, type Db } from '../src/db/database';
+import { openTestDatabase } from './support/databases';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -169,6 +173,23 @@ describeEachDatabase('another format, the same line (issue 37 item 2, D16)', (h)
     expect(await importing({ ...body, matches: [{ line: 1, transaction_id: typed }] })).toEqual({ created: [], duplicates: [], errors: [], linked: [typed] });
     const answer = await preview(request('Linked', 'ofx', ofx(['O-1', '20261030', '-120.00', 'SPORTHALLE NORD MIETE'])));
     expect(answer.lines.map((l: Json) => [l.duplicate_of, l.match_of])).toEqual([[typed, null]]);
+  });
+
+  it('a backup and its restore keep each import line\'s format (D14), so what was camt.053 stays camt.053', async () => {
+    const lines = async (db: Db) =>
+      rowsOf<{ transaction_id: number; format: string | null }>(await db.execute(sql`select transaction_id, format from import_lines order by id`)).map((r) => [Number(r.transaction_id), r.format]);
+    const source = await lines(h.db);
+    expect(source.map(([, format]) => format)).toContain('camt053');
+    const dir = mkdtempSync(path.join(tmpdir(), 'ledger-import-formats-'));
+    const target = await openTestDatabase(h.backend);
+    try {
+      await writeBackup(h.db, path.join(dir, 'book.ledger-backup'));
+      await restoreBackup(target.db, path.join(dir, 'book.ledger-backup'));
+      expect(await lines(target.db)).toEqual(source);
+    } finally {
+      await target.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reconciled_period: on or before the last reconciliation\'s statement_date true, after it false; without a reconciliation false', async () => {
