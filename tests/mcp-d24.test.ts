@@ -180,7 +180,7 @@ describeEachDatabase('D24 tools: listed, twins of their routes, refused in the r
     expect((await http('PUT', '/settings', { book_style: 'club' })).status).toBe(200);
     try {
       const club = await describe();
-      expect(club.list_schedules).toContain('receipt such as membership dues, payment such as venue hire');
+      expect(club.list_schedules).toContain('income such as membership dues, payment such as venue hire');
       expect(club.get_reconciliation).toContain('Funds (bank, cash box)');
       for (const name of Object.keys(NEW_TOOLS)) {
         for (const words of ['what we owe', 'money we have', 'salary', 'groceries', 'spending']) {

@@ -45,9 +45,32 @@ export function PageHeading({ children }: { children: string }) {
   );
 }
 
-/** A table that scrolls sideways on its own on a narrow screen instead of the whole page. */
-export function Scroll({ children }: { children: ReactNode }) {
-  return <div className="scroll">{children}</div>;
+/**
+ * A table that scrolls sideways on its own on a narrow screen instead of the whole page. Issue 37
+ * item 9 (axe `scrollable-region-focusable`): while it overflows, it is a named region that takes
+ * the keyboard's focus, so a person without a mouse can scroll it with the arrow keys; when it
+ * fits, it adds no stop to the Tab order.
+ */
+export function Scroll({ children, label }: { children: ReactNode; label?: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [overflows, setOverflows] = useState(false);
+  useEffect(() => {
+    const box = ref.current;
+    if (!box || typeof ResizeObserver === 'undefined') return;
+    const measure = () => setOverflows(box.scrollWidth > box.clientWidth + 1 || box.scrollHeight > box.clientHeight + 1);
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    const inner = box.firstElementChild;
+    if (inner) observer.observe(inner);
+    measure();
+    return () => observer.disconnect();
+  }, []);
+  const name = label ?? ref.current?.querySelector('table')?.getAttribute('aria-label') ?? 'Table';
+  return (
+    <div ref={ref} className="scroll" {...(overflows ? { tabIndex: 0, role: 'region', 'aria-label': `${name} (scrolls sideways)` } : {})}>
+      {children}
+    </div>
+  );
 }
 
 export function Money({ cents }: { cents: number }) {
@@ -71,8 +94,20 @@ export function ErrorNote({ error }: { error: string | null }) {
 export function useSubmit(action: () => Promise<void>) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Issue 37 item 9: the Save button is disabled while busy and a disabled button drops the
+  // keyboard's focus to the page's body; once done, the focus goes back to what had it, if it
+  // was lost on the way and that control is still there.
+  const focused = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const was = focused.current;
+    if (busy || !was) return;
+    focused.current = null;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (lost && was.isConnected && !(was as HTMLButtonElement).disabled) was.focus();
+  }, [busy]);
   const onSubmit = async (event?: FormEvent) => {
     event?.preventDefault();
+    focused.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     setBusy(true);
     setError(null);
     try {

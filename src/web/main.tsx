@@ -51,8 +51,18 @@ function Header({ email, route }: { email: string; route: string }) {
     await refresh();
     navigate('/');
   };
+  // Issue 37 item 9: the first Tab stop skips the ten links of the header to the page's own heading.
+  const skip = (event: { preventDefault(): void }) => {
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (!heading) return;
+    event.preventDefault();
+    heading.focus();
+  };
   return (
     <header>
+      <a href="#main" className="skip-link" onClick={skip}>
+        Skip to the page
+      </a>
       <nav aria-label="Main" ref={nav}>
         <Link to="/" className="brand">
           Ledger

@@ -1,5 +1,6 @@
 import type { StatementRequest } from '../api';
 import { DATE_FORMAT_AUTO, DATE_FORMATS as FORMATS_LISTED } from '../../book/imports/date-formats';
+import { Scroll } from '../components';
 
 // D16: how a bank's CSV file maps to statement lines: which column holds what, how dates and
 // amounts are written. Remembered per statement account in this browser (localStorage), since
@@ -236,7 +237,7 @@ function ColumnSelect({ label, value, columns, onChange }: { label: string; valu
 function SampleTable({ sample, header }: { sample: Sample; header: boolean }) {
   const width = Math.max(sample.columns.length, ...sample.rows.map((r) => r.length));
   return (
-    <div className="scroll">
+    <Scroll label="First rows of the file">
       <table aria-label="First rows of the file" className="sample">
         <thead>
           <tr>
@@ -257,7 +258,7 @@ function SampleTable({ sample, header }: { sample: Sample; header: boolean }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </Scroll>
   );
 }
 
