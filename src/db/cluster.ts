@@ -18,7 +18,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type NetConnectOpts } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -249,7 +249,7 @@ export function freePort(): Promise<number> {
  */
 export async function startCluster(location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<boolean> {
   const { dir, socketDir } = location;
-  removeStalePostmasterPid(dir);
+  await removeStalePostmasterPid(dir);
   // The socket's directory is relative to the data directory, the server's working directory.
   const listen = socketDir
     ? ['-c', 'listen_addresses=', '-c', 'unix_socket_directories=.', '-p', SOCKET_PORT]
@@ -309,10 +309,12 @@ function readyPostmaster(dir: string): number | undefined {
  * container (pids counted afresh) or after a reboot that pid may belong to another process — one
  * of Node's own threads — and PostgreSQL then refuses to start, taking the cluster for running
  * (D23: a `kill -9` of the container, then a new one on the same volume). A pid that is not a
- * `postgres` process names no postmaster: the file is stale and goes. Linux only (/proc); elsewhere
+ * `postgres` process names no postmaster of our pid namespace; but a postmaster in another
+ * container on the same volume is not one of ours either (issue 36 item 6), so the file goes only
+ * when no server answers where it says it listens either. Linux only (/proc); elsewhere
  * PostgreSQL's own check stands.
  */
-function removeStalePostmasterPid(dir: string): void {
+async function removeStalePostmasterPid(dir: string): Promise<void> {
   const pid = postmasterPid(dir);
   if (pid === undefined || !existsSync('/proc/self/comm')) return;
   let command: string | undefined;
@@ -322,7 +324,52 @@ function removeStalePostmasterPid(dir: string): void {
     command = undefined;
   }
   if (command === 'postgres') return;
+  if (await postmasterAnswers(dir)) return;
   rmSync(path.join(dir, 'postmaster.pid'), { force: true });
+}
+
+/**
+ * Does a PostgreSQL server answer where postmaster.pid says it listens (PostgreSQL's documented
+ * layout: line 4 the port, line 5 the socket directory, relative to the data directory when
+ * relative, line 6 the first listen address)? A server is what answers an SSLRequest with one
+ * byte ('S', 'N', or an error while it starts or stops): a socket file left by a crash refuses the
+ * connection. The socket is a file on the volume, so it reaches a postmaster in another container
+ * of the same host; a TCP address is our own loopback, so it speaks only for this namespace.
+ */
+async function postmasterAnswers(dir: string): Promise<boolean> {
+  let lines: string[];
+  try {
+    lines = readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return false;
+  }
+  const port = Number(lines[3]);
+  if (!Number.isInteger(port) || port <= 0 || port > 65_535) return false;
+  const socketDir = lines[4]?.trim();
+  const listen = lines[5]?.trim();
+  const targets: NetConnectOpts[] = [];
+  if (socketDir) targets.push({ path: path.resolve(dir, socketDir, `.s.PGSQL.${port}`) });
+  if (listen) targets.push({ host: listen === '*' || listen === '0.0.0.0' ? '127.0.0.1' : listen === '::' ? '::1' : listen, port });
+  for (const target of targets) if (await answersSslRequest(target)) return true;
+  return false;
+}
+
+/** PostgreSQL's SSLRequest (length 8, code 80877103): a server answers it with a single byte. */
+const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+
+function answersSslRequest(target: NetConnectOpts): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(target);
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once('connect', () => socket.write(SSL_REQUEST));
+    socket.once('data', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('close', () => done(false));
+  });
 }
 
 /** The postmaster's pid, from postmaster.pid's first line, if the file is there. */
