@@ -109,7 +109,8 @@ function balanceCheck(preview: Preview, account: Account | undefined, unlinked: 
 /**
  * D16: the statement as it would be booked: each line's date, words, money in or out and the
  * account it goes against, the rule behind it and whether it is already in the book (imported
- * before, or typed by hand: ticked to be linked); the lines that cannot be booked; the
+ * before, or typed by hand: ticked to be linked), and a warning in words for the lines it would
+ * book in a period already reconciled (issue 37); the lines that cannot be booked; the
  * statement's balances beside the book's; and the buttons that import the new ones (none while a
  * line is at fault), and import and reconcile when the bank and the book agree (D20).
  */
