@@ -14,7 +14,7 @@ import { freePort, startServe, type ServeProcess } from './support/processes';
 // read it: the server keeps a few pieces of each, not the file (before the fix: 162 → 1,074 MiB
 // here), and cuts them after the exports' idle time (before: never). 30 uploads of 10 MiB at once:
 // RECEIPT_UPLOADS_AT_ONCE are taken, the others answer 503 with Retry-After before their bodies
-// are read (before: all taken, 161 → 596 MiB in the report). The bounds are generous, not tight:
+// are read (before: all taken, 153 → 688 MiB here). The bounds are generous, not tight:
 // a quarter of a receipt per stalled download, 7.5 times its size per admitted upload.
 
 const MiB = 1024 * 1024;
