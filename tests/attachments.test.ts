@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -41,6 +41,20 @@ const SAMPLES: Record<string, Buffer> = {
   'application/pdf': Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
 };
 const POLYGLOT = Buffer.concat([PNG, Buffer.from('<html><script>alert(document.domain)</script></html>')]);
+
+/** The entry names of a ZIP as its central directory holds them (UTF-8, yazl sets the flag): what any unzip writes. */
+function zipEntryNames(zip: Buffer): string[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  const names: string[] = [];
+  for (let at = zip.readUInt32LE(end + 16), i = 0; i < count; i++) {
+    expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+    const [nameLength, extraLength, commentLength] = [zip.readUInt16LE(at + 28), zip.readUInt16LE(at + 30), zip.readUInt16LE(at + 32)];
+    names.push(zip.subarray(at + 46, at + 46 + nameLength).toString('utf8'));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return names;
+}
 
 describeEachDatabase('receipts (D22)', (h) => {
   let token: string;
@@ -97,14 +111,13 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect((await upload(tx, SAMPLES['image/jpeg']!, 'image/jpg')).status).toBe(201);
   });
 
-  it('415 for anything else (SVG, HTML, text, an empty body) and for a declared type that differs; nothing stored', async () => {
+  it('415 for anything else (SVG, HTML, text) and for a declared type that differs; nothing stored (an empty body: 400, issue 37 item 13 below)', async () => {
     const tx = await newTransaction();
     const before = await attachmentCount();
     for (const [body, type] of [
       [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml'],
       [Buffer.from('<!doctype html><script>alert(1)</script>'), 'text/html'],
       [Buffer.from('just a note'), 'text/plain'],
-      [Buffer.alloc(0), 'image/png'],
       [SAMPLES['image/png']!, 'application/pdf'],
       [SAMPLES['application/pdf']!, 'image/jpeg'],
     ] as const) {
@@ -244,6 +257,12 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect(cleanAttachmentName('re\u202Egnp.exe')).toBe('regnp.exe');
     expect(cleanAttachmentName('Quittung\u200B März.pdf')).toBe('Quittung März.pdf');
     expect(cleanAttachmentName('a'.repeat(250))).toHaveLength(200);
+    // Issue 37 item 3 (D22, names that travel): the cut falls before the extension, never inside a character.
+    expect(cleanAttachmentName(`${'a'.repeat(250)}.pdf`)).toBe(`${'a'.repeat(196)}.pdf`);
+    expect(cleanAttachmentName(`${'🧾'.repeat(250)}.jpeg`)).toBe(`${'🧾'.repeat(195)}.jpeg`);
+    expect(cleanAttachmentName(`${'e\u0301\u0323'.repeat(100)}.pdf`)).toBe(`${'\u1EB9\u0301'.repeat(98)}.pdf`);
+    expect(cleanAttachmentName('half \uD83E.pdf').isWellFormed()).toBe(true);
+    expect(cleanAttachmentName(`notes v1.2 ${'x'.repeat(250)}`)).toBe(`notes v1.2 ${'x'.repeat(189)}`);
     expect(cleanAttachmentName('...')).toBe('receipt');
     expect(cleanAttachmentName(undefined)).toBe('receipt');
     const tx = await newTransaction();
@@ -490,5 +509,86 @@ describeEachDatabase('receipts (D22)', (h) => {
     expect(answer.status).toBe(409);
     expect(await json(answer)).toEqual({ error: 'the transaction is reconciled' });
     expect((await json(await api('GET', `/transactions/${raced.id}/attachments`))).map((a: Json) => a.id)).toEqual([receipt.id]);
+  });
+
+  /** The ZIP's archive: downloaded, tested by `unzip -t`, unpacked by `unzip -d`; its entry names as written (the central directory). */
+  const unpackedReceipts = async (from: string, to: string) => {
+    const res = await api('GET', `/export/receipts.zip?from=${from}&to=${to}`);
+    expect(res.status).toBe(200);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-receipts-names-'));
+    const file = path.join(dir, 'receipts.zip');
+    writeFileSync(file, bytes);
+    const tested = spawnSync('unzip', ['-t', file], { encoding: 'utf8' });
+    const unpacked = spawnSync('unzip', ['-q', file, '-d', path.join(dir, 'out')], { encoding: 'utf8' });
+    const written = readdirSync(path.join(dir, 'out')).map((n) => n.normalize('NFC'));
+    const index = readFileSync(path.join(dir, 'out', 'index.csv'), 'utf8').split('\r\n').slice(1, -1);
+    return { entries: zipEntryNames(bytes), tested, unpacked, written, dir, index };
+  };
+
+  it('issue 37 item 3 (D22, names that travel): a 295-character Unicode name keeps .pdf within 200 characters, whole graphemes; its ZIP entry is at most 255 bytes and unzips', async () => {
+    // 195 characters of letters with accents, CJK and emoji (one code point each), a flag (two code points, one grapheme) across the cut, more, then .pdf: 295 in all.
+    const filler = [...'Quittung Straßenfest Müller 領収書 🧾 Café Ñandú 会計監査 💶 Öl '.repeat(12)];
+    const stem = `${filler.slice(0, 195).join('')}🇩🇪${filler.slice(195, 289).join('')}`;
+    const name = `${stem}.pdf`;
+    expect([...name]).toHaveLength(295);
+    expect(Buffer.byteLength(name)).toBeGreaterThan(400);
+    const tx = await newTransaction('2024-11-05', 'Festival receipts');
+    const res = await upload(tx, SAMPLES['application/pdf']!, 'application/pdf', name);
+    expect(res.status).toBe(201);
+    const stored: string = (await json(res)).name;
+    expect(stored.endsWith('.pdf'), stored).toBe(true);
+    expect([...stored].length).toBeLessThanOrEqual(200);
+    expect(stored.isWellFormed()).toBe(true);
+    // Whole graphemes of the name: the flag is either whole or gone, never half of it.
+    const graphemes = [...new Intl.Segmenter('und', { granularity: 'grapheme' }).segment(stem)].map((g) => g.segment);
+    const kept = stored.slice(0, -'.pdf'.length);
+    expect(graphemes.some((_, k) => graphemes.slice(0, k).join('').trimEnd() === kept), kept).toBe(true);
+    expect([...kept].length).toBeGreaterThanOrEqual(190);
+
+    const { entries, tested, unpacked, written, index } = await unpackedReceipts('2024-11-05', '2024-11-05');
+    const entry = entries.find((e) => e !== 'index.csv')!;
+    expect(Buffer.byteLength(entry), entry).toBeLessThanOrEqual(255);
+    expect(entry.startsWith(`2024-11-05_${tx}_`) && entry.endsWith('.pdf'), entry).toBe(true);
+    const inZip = entry.slice(`2024-11-05_${tx}_`.length, -'.pdf'.length);
+    expect(kept.startsWith(inZip) && graphemes.some((_, k) => graphemes.slice(0, k).join('') === inZip), inZip).toBe(true);
+    expect(tested.stdout + tested.stderr).toMatch(/No errors detected/);
+    expect(unpacked.status, unpacked.stderr).toBe(0);
+    expect(written.sort()).toEqual([...entries].sort());
+    expect(index).toEqual([`${tx},2024-11-05,Festival receipts,19.99,${entry}`]);
+  });
+
+  it('issue 37 item 3 (D22, names that travel): names differing only in case, or in : * ? " < > |, come out unique ignoring case and portable; index.csv names each entry', async () => {
+    const tx = await newTransaction('2024-11-06', 'Names that travel');
+    const names = ['Invoice.pdf', 'INVOICE.pdf', 'invoice.PDF', 'Bill: "May" <1/2>? a*b|c.pdf', 'Bill_ _May_ _12__ a_b_c.pdf', 'Bill_ _May_ _12__ A_B_C.pdf', 'ends with a dot.', 'ends with a dot'];
+    for (const name of names) expect((await upload(tx, SAMPLES['application/pdf']!, 'application/pdf', name)).status, name).toBe(201);
+    const { entries, tested, unpacked, written, index } = await unpackedReceipts('2024-11-06', '2024-11-06');
+    const receipts = entries.filter((e) => e !== 'index.csv');
+    expect(receipts).toHaveLength(names.length);
+    for (const entry of entries) {
+      expect(entry, entry).not.toMatch(/[:*?"<>|\\/\p{Cc}]/u);
+      expect(entry, 'Windows drops a trailing dot or space').not.toMatch(/[. ]$/);
+      expect(Buffer.byteLength(entry)).toBeLessThanOrEqual(255);
+    }
+    expect(new Set(entries.map((e) => e.toLowerCase())).size, entries.join('\n')).toBe(entries.length);
+    expect(receipts.slice(0, 3)).toEqual([`2024-11-06_${tx}_Invoice.pdf`, `2024-11-06_${tx}_INVOICE-2.pdf`, `2024-11-06_${tx}_invoice-3.PDF`]);
+    expect(receipts[3]).toBe(`2024-11-06_${tx}_Bill_ _May_ _12__ a_b_c.pdf`);
+    expect(receipts.slice(4, 6)).toEqual([`2024-11-06_${tx}_Bill_ _May_ _12__ a_b_c-2.pdf`, `2024-11-06_${tx}_Bill_ _May_ _12__ A_B_C-3.pdf`]);
+    expect(receipts.slice(6)).toEqual([`2024-11-06_${tx}_ends with a dot`, `2024-11-06_${tx}_ends with a dot-2`]);
+    expect(tested.stdout + tested.stderr).toMatch(/No errors detected/);
+    expect(unpacked.status, unpacked.stderr).toBe(0);
+    expect(written.sort()).toEqual([...entries].sort());
+    expect(index.map((row) => row.split(',').at(-1))).toEqual(receipts);
+  });
+
+  it('issue 37 item 13 (D22): a 0-byte PDF is refused with 400 {"error": "the file is empty"}, nothing stored', async () => {
+    const tx = await newTransaction('2024-11-07', 'Empty scan');
+    const before = await attachmentCount();
+    for (const type of ['application/pdf', 'image/png', undefined]) {
+      const res = await upload(tx, Buffer.alloc(0), type, 'scan.pdf');
+      expect(res.status, String(type)).toBe(400);
+      expect(await json(res)).toEqual({ error: 'the file is empty' });
+    }
+    expect(await attachmentCount()).toBe(before);
   });
 });

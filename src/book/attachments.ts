@@ -5,9 +5,10 @@ import type * as v from 'valibot';
 import { rowsOf, type Db } from '../db/database';
 import { ATTACHMENTS_LOCK } from '../db/locks';
 import { attachments, transactions } from '../db/schema';
-import { conflict, notFound, Refusal } from '../errors';
+import { conflict, invalid, notFound, Refusal } from '../errors';
 import { storedText } from '../text';
 import { lastDeleted, recordChange, type Actor, type Author } from './changes';
+import { codePoints, shortenedName } from './receipt-names';
 import type { Attachment as AttachmentShape } from './views';
 
 // D22: receipts. The bytes are judged by their own magic numbers (file-type), never by a name or
@@ -21,6 +22,8 @@ export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 export const ATTACHMENTS_PER_TRANSACTION = 20;
 export const ATTACHMENT_NAME_MAX = 200;
 export const STORAGE_FULL = 'the receipts storage is full';
+/** Issue 37 item 13: a file of 0 bytes is no receipt of any type; said as such, not as a wrong type. */
+export const FILE_EMPTY = 'the file is empty';
 
 /** What may be stored, as file-type names it: photos (HEIC/HEIF from phones too) and PDF. */
 const ACCEPTED = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'image/heif', 'application/pdf']);
@@ -33,17 +36,18 @@ const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpe
 export const isImage = (contentType: string) => contentType.startsWith('image/');
 
 /**
- * D22: D13's removed characters (control and bidi/format characters, D25's invisible ones) go,
- * then `/`, `\` and leading dots; at most 200 characters; nothing left: `receipt`.
+ * D22: D13's removed characters (control and bidi/format characters, D25's invisible ones, and a
+ * lone surrogate, which is no character) go, then `/`, `\` and leading dots; at most 200
+ * characters, the cut falling before the extension and between graphemes (names that travel,
+ * issue 37 item 3); nothing left: `receipt`.
  */
 export function cleanAttachmentName(raw: string | undefined): string {
-  const cleaned = storedText((raw ?? '').replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/gu, ''))
+  const cleaned = storedText((raw ?? '').replace(/[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C\u2028\u2029]/gu, ''))
     .replace(/[/\\]/g, '')
     .trim()
     .replace(/^\.+/, '')
     .trim();
-  const kept = [...cleaned].slice(0, ATTACHMENT_NAME_MAX).join('').trim();
-  return kept || 'receipt';
+  return cleaned ? shortenedName(cleaned, ATTACHMENT_NAME_MAX, codePoints) : 'receipt';
 }
 
 /** The stored type of `bytes`, or 415 when they are none we keep or differ from what was declared. */
@@ -82,8 +86,8 @@ async function requireTransaction(db: Db, id: number): Promise<void> {
 }
 
 /**
- * POST /transactions/{id}/attachments: 201 metadata; 404, 409 (quotas), 415 (type). D22's quotas
- * are checked and the row written under one book-wide lock, so two uploads cannot both pass.
+ * POST /transactions/{id}/attachments: 201 metadata; 400 (0 bytes), 404, 409 (quotas), 415 (type).
+ * D22's quotas are checked and the row written under one book-wide lock, so two uploads cannot both pass.
  */
 export async function addAttachment(
   db: Db,
@@ -92,6 +96,7 @@ export async function addAttachment(
   author: Author,
   maxBookBytes: number,
 ): Promise<Attachment> {
+  if (file.bytes.length === 0) throw invalid(FILE_EMPTY);
   const contentType = await judgeType(file.bytes, file.declaredType);
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   return db.transaction(async (tx) => {

@@ -6,6 +6,7 @@ import { rowsOf, type Db } from '../db/database';
 import { attachments } from '../db/schema';
 import { decimal, type Period } from './exports';
 import { guardFormula } from './exports-csv';
+import { cutToGraphemes, splitExtension, utf8Bytes } from './receipt-names';
 
 // D22: GET /export/receipts.zip — every receipt of the transactions in a period, for the auditors,
 // with index.csv. Streamed (yazl): the list is read first (metadata only), each file's bytes are
@@ -24,17 +25,36 @@ interface Listed {
   created_at: string;
 }
 
-/** `YYYY-MM-DD_<transaction id>_<name>`, with `-2`, `-3` … before the extension when two would collide. */
+/** Issue 37 item 3 (D22, names that travel): the longest name ext4, NTFS, APFS and the rest keep, in bytes of UTF-8. */
+export const ENTRY_NAME_MAX_BYTES = 255;
+/** What Windows refuses in a name (and control characters, and slashes that would make folders): `_` stands in, so the name still reads. */
+const NOT_PORTABLE = /[:*?"<>|\\/\p{Cc}\p{Cs}]/gu;
+/** Windows drops a name's trailing dots and spaces, which would make two names one. */
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/u;
+
+/** The name a case-insensitive file system (NTFS, APFS, FAT) sees: two entries with one key would be one file there. */
+const caseless = (name: string) => name.normalize('NFC').toUpperCase().toLowerCase();
+
+/**
+ * `YYYY-MM-DD_<transaction id>_<name>`, made portable (D22, names that travel): none of
+ * `: * ? " < > |`, no control character, no trailing dot or space; at most 255 bytes of UTF-8,
+ * the part before the extension cut between graphemes; unique ignoring case, with `-2`, `-3` …
+ * before the extension, as for names that collide.
+ */
 export function archiveNames(listed: readonly Pick<Listed, 'occurred_on' | 'transaction_id' | 'name'>[]): string[] {
-  const taken = new Set<string>(['index.csv']);
+  const taken = new Set<string>([caseless('index.csv')]);
   return listed.map((l) => {
-    const wanted = `${l.occurred_on}_${l.transaction_id}_${l.name}`;
-    const dot = wanted.lastIndexOf('.');
-    const [stem, extension] = dot > wanted.indexOf('_', 11) ? [wanted.slice(0, dot), wanted.slice(dot)] : [wanted, ''];
-    let name = wanted;
-    for (let n = 2; taken.has(name); n++) name = `${stem}-${n}${extension}`;
-    taken.add(name);
-    return name;
+    const prefix = `${l.occurred_on}_${l.transaction_id}_`;
+    const [wholeStem, extension] = splitExtension(l.name.replace(NOT_PORTABLE, '_'));
+    const stem = wholeStem.replace(TRAILING_DOTS_AND_SPACES, '');
+    for (let n = 1; ; n++) {
+      const suffix = n === 1 ? '' : `-${n}`;
+      const room = ENTRY_NAME_MAX_BYTES - utf8Bytes(prefix) - utf8Bytes(suffix) - utf8Bytes(extension);
+      const name = `${prefix}${cutToGraphemes(stem, room, utf8Bytes).replace(TRAILING_DOTS_AND_SPACES, '')}${suffix}${extension}`;
+      if (taken.has(caseless(name))) continue;
+      taken.add(caseless(name));
+      return name;
+    }
   });
 }
 

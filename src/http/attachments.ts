@@ -62,7 +62,7 @@ export const transactionAttachmentRoutes = [
         '`Content-Type` that differs is refused. At most 10 MiB, 20 per transaction, and RECEIPTS_MAX_MB for the book.',
       responses: {
         201: { description: 'Stored.', json: Attachment },
-        400: badId,
+        400: refused('The path id is not a positive integer, or the body has 0 bytes: `{"error": "the file is empty"}` (issue 37 item 13), whatever its type.'),
         404: refused('`{"error": "no such transaction"}`.'),
         409: refused('20 receipts already, or `{"error": "the receipts storage is full"}`.'),
         413: refused('More than 10 MiB.'),
