@@ -113,7 +113,8 @@ function toolDescriptions(w: Words): Record<ToolName, string> {
     preview_statement:
       `Read a bank statement file without writing anything: ${statementFile}. Each line shows its date, description, amount ` +
       '(money into the account positive), counter account, duplicate_of (already imported) and match_of (a transaction typed by ' +
-      'hand that the line is; link it with import_statement\'s matches); the statement\'s opening and closing balances, the ' +
+      'hand that the line is; link it with import_statement\'s matches) and reconciled_period (dated in a period already ' +
+      'reconciled: importing it changes a reconciled balance, so ask first); the statement\'s opening and closing balances, the ' +
       'book\'s balance on the closing date after the import (book_closing_cents) and whether they agree.',
     import_statement:
       `Import a bank statement: the same arguments as preview_statement, and matches [{line, transaction_id}] pairing lines ` +
