@@ -212,6 +212,18 @@ function expectStillRunning(server: ServeProcess): void {
   expect(faults, 'no TypeError reached a request').toEqual([]);
 }
 
+/**
+ * The log tells of dropped sessions in its own lines (`database.connections_lost`, or an outage's
+ * pair), never as one `request.fault` per request that failed.
+ */
+function expectDropsLoggedOnce(server: ServeProcess): void {
+  const faults = server.logs.filter((l) => l.event === 'request.fault');
+  expect(faults.slice(0, 3), 'no request.fault line: every failed request was the database dropping it').toEqual([]);
+  const drops = server.logs.filter((l) => l.event === 'database.connections_lost' || l.event === 'database.unreachable');
+  expect(drops.length, 'the dropped sessions were logged').toBeGreaterThan(0);
+  for (const line of drops) expect(line.failed_requests, JSON.stringify(line)).toBeGreaterThan(0);
+}
+
 /** Every `database.unreachable` line is followed by one `database.reachable`, never twice in a row. */
 function expectReachabilityPairs(server: ServeProcess): { outages: number } {
   const lines = server.logs.filter((l) => l.event === 'database.unreachable' || l.event === 'database.reachable').map((l) => l.event);
@@ -265,6 +277,7 @@ function describeTarget(backend: Backend) {
       await expectServingAgain(server!, target.token, accounts);
       expectStillRunning(server!);
       expectReachabilityPairs(server!);
+      expectDropsLoggedOnce(server!);
     }, 120_000);
 
     if (backend !== 'embedded') return;
@@ -295,9 +308,11 @@ function describeTarget(backend: Backend) {
       expectStillRunning(server!);
       expect(killed, 'three backends were killed mid-write').toBe(3);
       expectCleanAnswers(load.answers);
+      expect(load.answers.filter((a) => a.status === 500).length, 'requests were in flight when the sessions were reset').toBeGreaterThan(0);
       await expectServingAgain(server!, target.token, accounts);
       expectStillRunning(server!);
       expectReachabilityPairs(server!);
+      expectDropsLoggedOnce(server!);
     }, 180_000);
 
     it('while PostgreSQL is down: 500 with Retry-After: 5 (server_error on OAuth routes), /health ok; the log says once that it is unreachable and once that it is back', async () => {
@@ -423,6 +438,29 @@ function describeDriver(backend: Backend) {
       const next = await within(pool.db.execute(sql`select 1 as one`), 10_000, 'the next query');
       expect(rowsOf(next)).toEqual([{ one: 1 }]);
       await pool.close();
+    });
+
+    it('a query whose backend is terminated in the middle of its rows fails as unreachable; the next query on the reopened connection reads its own rows from the first', async () => {
+      // A client of its own without the types query, which every new session otherwise runs first
+      // and which took (and hid) the offset the ended session's row count left behind.
+      const client = openConnection(database.url, { fetch_types: false }, backend);
+      try {
+        const [{ pid }] = await client<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        // Rows of a kilobyte, produced slowly: a second in, some hundred have reached the driver.
+        const streaming = client`select g, repeat('x', 1000) as filler, pg_sleep(0.005) from generate_series(1, 4000) g`.then(
+          () => 'finished',
+          (e: unknown) => e,
+        );
+        await sleep(1000);
+        await terminate(pid!);
+        const ended = await within(streaming, 10_000, 'the streaming query');
+        expect(isDatabaseUnreachable(ended), String(ended)).toBe(true);
+        const next = await within(client`select 1 as one`, 10_000, 'the next query');
+        expect(next.length, 'no slots left by the ended session before this row').toBe(1);
+        expect([...next]).toEqual([{ one: 1 }]);
+      } finally {
+        await client.end({ timeout: 1 });
+      }
     });
 
     it('a transaction waiting for the pool of one while the transaction holding it loses its backend gets the connection and commits', async () => {
