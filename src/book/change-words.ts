@@ -1,4 +1,5 @@
-import { amountMoved } from './rules';
+import { startingBalanceInWords, startingBalanceOf } from './debt-words';
+import { amountMoved, type AccountKind, type BookStyle } from './rules';
 
 // A change record (D15) in the app's English words: what History shows, and the `summary` of
 // D22's GET /export/changes.csv for the auditors. One wording for both: the web app passes its
@@ -6,6 +7,7 @@ import { amountMoved } from './rules';
 
 type Every = 'week' | 'month' | 'year';
 interface Line {
+  account_id: number;
   account_name: string;
   amount_cents: number;
 }
@@ -36,6 +38,10 @@ export interface ChangeRecord {
   schedule_id: number | null;
   before: unknown;
   after: unknown;
+  /** Read beside the record (issue 37 item 6): the statement line that made the transaction or was linked to it. */
+  statement_line?: { account_id: number; account_name: string; occurred_on: string; linked: boolean };
+  /** Read beside a receipt's record: its transaction's description and date. */
+  transaction?: { id: number; description: string; occurred_on: string };
 }
 
 export interface Wording {
@@ -45,6 +51,10 @@ export interface Wording {
   time?(at: string): string;
   accountName?(id: number): string | undefined;
   scheduleName?(id: number): string | undefined;
+  /** Issue 37 item 7: an account's kind, so that an opening balance is told as such. */
+  accountKind?(id: number): AccountKind | undefined;
+  /** D12: "we owe" or "the club owes"; personal when absent. */
+  bookStyle?: BookStyle;
   /** The reader's email: their own changes are "You". */
   reader?: string;
 }
@@ -118,12 +128,50 @@ function reconciliationChanged(change: ChangeRecord, words: Wording): string {
   return change.action === 'delete' ? `undid the reconciliation of ${statement}` : `reconciled ${statement}`;
 }
 
-/** D22: "added the receipt “till.jpg” to transaction 12", or its removal. */
-function attachmentChanged(change: ChangeRecord): string {
+/**
+ * D22: "added the receipt “till.jpg” to “Groceries” of Mar 3, 2026", or its removal (issue 37
+ * item 6: the transaction by its description and date; "transaction 12" only when the log holds
+ * nothing of it).
+ */
+function attachmentChanged(change: ChangeRecord, words: Wording): string {
   const shape = (change.after ?? change.before) as { name: string; transaction_id: number };
-  return change.action === 'delete'
-    ? `removed the receipt “${shape.name}” of transaction ${shape.transaction_id}`
-    : `added the receipt “${shape.name}” to transaction ${shape.transaction_id}`;
+  const of = change.transaction;
+  const transaction = of ? `“${of.description}” of ${words.date(of.occurred_on)}` : `transaction ${shape.transaction_id}`;
+  return change.action === 'delete' ? `removed the receipt “${shape.name}” of ${transaction}` : `added the receipt “${shape.name}” to ${transaction}`;
+}
+
+/** A transaction by its description and what it moved: its amount, or (issue 37 item 7) the opening balance it set. */
+function transactionName(shape: TransactionShape, words: Wording): string {
+  const balance = words.accountKind ? startingBalanceOf(shape.entries, words.accountKind) : null;
+  if (balance === null) return `“${shape.description}” (${words.money(amountMoved(shape.entries))})`;
+  const { lead, rest } = startingBalanceInWords(words.bookStyle ?? 'personal', balance, shape.description, words.money);
+  return `“${shape.description}” (${lead.toLowerCase()}: ${rest})`;
+}
+
+/**
+ * Issue 37 item 6: a transaction's creation that was more than a hand entry — a reminder posted by
+ * hand names its schedule (D21: the record's schedule_id), a statement line imported names the
+ * statement, a hand entry linked since to a bank line says so; null for a plain one.
+ */
+function creationTold(change: ChangeRecord, words: Wording, who: string, at: string): string | null {
+  const shape = change.after as TransactionShape;
+  const name = transactionName(shape, words);
+  const line = change.statement_line;
+  if (line && !line.linked) return `${who} imported ${name} from the statement of ${line.account_name} of ${words.date(line.occurred_on)} ${at}.`;
+  const linked = line ? `, since linked to the bank line of ${words.date(line.occurred_on)} on ${line.account_name}` : '';
+  if (change.schedule_id !== null && change.via !== 'schedule') {
+    const schedule = words.scheduleName?.(change.schedule_id);
+    const from = schedule === undefined ? 'from a schedule since deleted' : `from the schedule “${schedule}”`;
+    return `${who} posted ${name} of ${words.date(shape.occurred_on)} ${from} ${at}${linked}.`;
+  }
+  return linked ? `${who} recorded ${name} ${at}${linked}.` : null;
+}
+
+/** Issue 37 item 6: a skipped occurrence (its record's `after` names the date): "skipped “Rent” of Mar 1, 2026". */
+function skipOf(change: ChangeRecord): string | null {
+  if (change.subject !== 'schedule' || change.action !== 'update') return null;
+  const after = change.after as { description: string; skipped_on?: string };
+  return after.skipped_on ?? null;
 }
 
 /** One record in plain words: who ("You" for the reader), what, when (if the wording tells time), through what. */
@@ -138,12 +186,18 @@ export function describeChange(change: ChangeRecord, words: Wording): string {
         : change.actor_email;
   const at = `${words.time ? `on ${words.time(change.at)}, ` : ''}${through(change, words)}`;
   if (change.subject === 'reconciliation') return `${who} ${reconciliationChanged(change, words)} ${at}.`;
-  if (change.subject === 'attachment') return `${who} ${attachmentChanged(change)} ${at}.`;
+  if (change.subject === 'attachment') return `${who} ${attachmentChanged(change, words)} ${at}.`;
   if (change.subject === 'settings' && change.action === 'update') return `${who} ${settingsChanged(change, words)} ${at}.`;
+  const skipped = skipOf(change);
+  if (skipped !== null) return `${who} skipped “${(change.after as ScheduleShape).description}” of ${words.date(skipped)} ${at}.`;
+  if (change.subject === 'transaction' && change.action === 'create') {
+    const told = creationTold(change, words, who, at);
+    if (told !== null) return told;
+  }
   const shape = (change.after ?? change.before) as Record<string, unknown>;
   const name =
     change.subject === 'transaction'
-      ? `“${String(shape.description)}” (${words.money(amountMoved((shape as unknown as TransactionShape).entries))})`
+      ? transactionName(shape as unknown as TransactionShape, words)
       : change.subject === 'account'
         ? `the account “${String(shape.name)}”`
         : change.subject === 'schedule'

@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import * as v from 'valibot';
-import type { Db } from '../db/database';
-import { changes, INT4_MAX } from '../db/schema';
+import { rowsOf, type Db } from '../db/database';
+import { accounts, changes, importLines, INT4_MAX } from '../db/schema';
 import { dateString, positiveIntegerParam } from '../text';
 import type { Change as ChangeShape } from './views';
 
@@ -95,7 +95,54 @@ export async function listChanges(db: Db, query: ChangesQuery): Promise<{ change
     before: r.before,
     after: r.after,
   })) as Change[];
-  return { changes: page, next_before: rows.length > limit ? page.at(-1)!.id : null };
+  return { changes: await withContext(db, page), next_before: rows.length > limit ? page.at(-1)!.id : null };
+}
+
+type Context = Pick<Change, 'statement_line' | 'transaction'>;
+type Bare = { id: number; subject: string; subject_id: number | null; action: string; before: unknown; after: unknown };
+
+/**
+ * Issue 37 item 6: what History needs beside some records to tell the step, read from the book
+ * (never stored in the record, which stays as written): a transaction's `create` record gets the
+ * statement line that made it or was linked to it since (D16's import_lines), and a receipt's
+ * record its transaction as the log last held it before (its description and date). Two queries
+ * for a page, whatever its length.
+ */
+export async function withContext<C extends Bare>(db: Db, records: C[]): Promise<(C & Context)[]> {
+  const created = records.filter((c) => c.subject === 'transaction' && c.action === 'create' && c.subject_id !== null).map((c) => c.subject_id!);
+  const receipts = records.filter((c) => c.subject === 'attachment');
+  const lines = new Map<number, NonNullable<Context['statement_line']>>();
+  if (created.length > 0) {
+    // A line that made the transaction before one linked to it; then the first.
+    const found = rowsOf<{ transaction_id: number; account_id: number; account_name: string; occurred_on: string; linked: boolean }>(
+      await db.execute(sql`
+        select distinct on (l.transaction_id) l.transaction_id, l.account_id, a.name as account_name, l.occurred_on::text as occurred_on, l.linked
+        from ${importLines} l join ${accounts} a on a.id = l.account_id
+        where l.transaction_id = any(${`{${created.join(',')}}`}::integer[])
+        order by l.transaction_id, l.linked, l.id`),
+    );
+    for (const r of found) lines.set(Number(r.transaction_id), { account_id: Number(r.account_id), account_name: r.account_name, occurred_on: r.occurred_on, linked: r.linked });
+  }
+  const transactionsOf = new Map<number, NonNullable<Context['transaction']>>();
+  if (receipts.length > 0) {
+    const pairs = receipts.map((c) => [c.id, ((c.after ?? c.before) as { transaction_id: number }).transaction_id] as const);
+    const found = rowsOf<{ change_id: number; id: number; description: string; occurred_on: string }>(
+      await db.execute(sql`
+        select r.change_id, r.transaction_id as id, t.shape ->> 'description' as description, t.shape ->> 'occurred_on' as occurred_on
+        from unnest(${`{${pairs.map((p) => p[0]).join(',')}}`}::bigint[], ${`{${pairs.map((p) => p[1]).join(',')}}`}::integer[]) as r(change_id, transaction_id)
+        cross join lateral (
+          select coalesce(c.after, c.before) as shape from ${changes} c
+          where c.subject = 'transaction' and c.subject_id = r.transaction_id and c.id < r.change_id
+          order by c.id desc limit 1
+        ) t`),
+    );
+    for (const r of found) transactionsOf.set(Number(r.change_id), { id: Number(r.id), description: r.description, occurred_on: r.occurred_on });
+  }
+  return records.map((c) => {
+    const line = c.subject === 'transaction' && c.action === 'create' && c.subject_id !== null ? lines.get(c.subject_id) : undefined;
+    const transaction = c.subject === 'attachment' ? transactionsOf.get(c.id) : undefined;
+    return { ...c, ...(line && { statement_line: line }), ...(transaction && { transaction }) };
+  });
 }
 
 /** What transaction `id` was when it was last deleted (the `before` of that record), if it ever was. */

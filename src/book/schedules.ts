@@ -279,13 +279,20 @@ export function postOccurrence(db: Db, id: number, date: string, changes: Occurr
   });
 }
 
-/** POST /schedules/{id}/occurrences/{date}/skip. */
-export function skipOccurrence(db: Db, id: number, date: string): Promise<void> {
+/**
+ * POST /schedules/{id}/occurrences/{date}/skip. Issue 37 item 6 (D15): a skip is a step of the
+ * book's history, so it writes a change record — subject `schedule`, action `update` (D15 allows
+ * no other action), `after` the schedule with `skipped_on` the date skipped.
+ */
+export function skipOccurrence(db: Db, id: number, date: string, actor: Actor): Promise<void> {
   return db.transaction(async (tx) => {
     const row = await lockSchedule(tx, id);
     await unhandledOccurrence(tx, row, date);
+    const before = await getSchedule(tx, id);
     if (!(await markHandled(tx, id, date, 'skipped', null))) throw conflict(ALREADY_HANDLED);
     await refreshNextOn(tx, row);
+    const after = { ...(await getSchedule(tx, id)), skipped_on: date };
+    await recordChange(tx, actor, { subject: 'schedule', subjectId: id, action: 'update', before, after });
   });
 }
 

@@ -166,8 +166,11 @@ export const Attachment = responseSchema('Attachment', v.strictObject({
   created_by_email: v.nullable(v.string()),
 }));
 
-/** A schedule as a change record holds it (subject `schedule`). */
-const ScheduleRecord = Schedule;
+/** A schedule as a change record holds it (subject `schedule`); a skip's `after` also names the date skipped (issue 37 item 6). */
+const ScheduleRecord = v.strictObject({
+  ...Schedule.entries,
+  skipped_on: v.pipe(v.optional(date), v.description('a skip\'s record only: the occurrence skipped')),
+});
 
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
@@ -182,6 +185,15 @@ export const Change = responseSchema('Change', v.strictObject({
   schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
   before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
   after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
+  // Issue 37 item 6: read beside the record (never stored in it), so History can tell the step.
+  statement_line: v.pipe(
+    v.optional(v.strictObject({ account_id: int, account_name: v.string(), occurred_on: date, linked: v.boolean() })),
+    v.description('a transaction\'s `create` record only, when a bank statement line made the transaction (`linked` false) or was linked to it since (`linked` true, D16): the account, and the line\'s date'),
+  ),
+  transaction: v.pipe(
+    v.optional(v.strictObject({ id: int, description: v.string(), occurred_on: date })),
+    v.description('a receipt\'s (subject `attachment`) record only: its transaction as the change log last held it before this record'),
+  ),
 }));
 export const ChangePage = responseSchema('ChangePage', v.strictObject({
   changes: v.pipe(v.array(Change), v.description('newest first')),

@@ -144,7 +144,7 @@ export const scheduleRoutes = [
       method: 'post', path: '/schedules/{id}/occurrences/{date}/skip', tier: 'full', summary: 'Skips one occurrence (D21)',
       params: { id: positiveId, date: occurrenceDate },
       responses: {
-        204: { description: 'Skipped: it is never posted.' },
+        204: { description: 'Skipped: it is never posted. A change record says so (subject `schedule`, action `update`, `after.skipped_on` the date).' },
         400: badId,
         404: refused('No such schedule, or the date is not one of its occurrences.'),
         409: refused('Already posted or skipped.'),
@@ -152,7 +152,7 @@ export const scheduleRoutes = [
     },
     {},
     async (c) => {
-      await skipOccurrence(c.var.db, scheduleId(c.req.param('id')), dateParam(c.req.param('date')));
+      await skipOccurrence(c.var.db, scheduleId(c.req.param('id')), dateParam(c.req.param('date')), authorOf(c));
       return c.body(null, 204);
     },
   ),
