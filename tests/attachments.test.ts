@@ -413,7 +413,8 @@ describeEachDatabase('receipts (D22)', (h) => {
     const recorded = lines.find((l) => l.includes(`,transaction,${tx},create,`))!;
     expect(recorded).toMatch(/,auditor@receipts\.example,token,ledger-cli,transaction,\d+,create,auditor@receipts\.example recorded “Coffee for the board” \(€19\.99\) with a token\.$/);
     const added = lines.find((l) => l.includes(`,attachment,${made.id},create,`))!;
-    expect(added).toContain(`added the receipt “coffee.png” to transaction ${tx} with a token.`);
+    // Issue 37 item 6: the transaction by its description and date.
+    expect(added).toContain(`added the receipt “coffee.png” to “Coffee for the board” of ${new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'medium' }).format(new Date(`${TODAY_FOR_CHANGES}T00:00:00Z`))} with a token.`);
     expect(await (await api('GET', '/export/changes.csv?from=1990-01-01&to=1990-01-01')).text()).toBe('id,at,actor_email,via,client_id,subject,subject_id,action,summary\r\n');
     expect((await api('GET', '/export/changes.csv?from=soon')).status).toBe(400);
   });

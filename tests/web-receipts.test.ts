@@ -273,14 +273,15 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('receipts in chromium at 39
     expect(log.name).toBe('changes.csv');
     const text = log.bytes.toString('utf8');
     expect(text.split('\r\n')[0]).toBe('id,at,actor_email,via,client_id,subject,subject_id,action,summary');
-    expect(text).toContain(`treasurer@example.com added the receipt “till.png” to transaction ${tx.Lunch} from the web app.`);
-    expect(text).toContain(`treasurer@example.com removed the receipt “till.png” of transaction ${tx.Lunch} from the web app.`);
+    // Issue 37 item 6: the transaction by its description and date, not its id.
+    expect(text).toContain(`treasurer@example.com added the receipt “till.png” to “Lunch” of Jan 2, ${YEAR} from the web app.`);
+    expect(text).toContain(`treasurer@example.com removed the receipt “till.png” of “Lunch” of Jan 2, ${YEAR} from the web app.`);
 
     await s.go('History', 'History');
-    await page.getByText(`You added the receipt “market.png” to transaction ${tx.Market}`).waitFor();
+    await page.getByText(`You added the receipt “market.png” to “Market” of Jan 3, ${YEAR}`).waitFor();
     const history = await downloadFrom('Change log (CSV)');
     expect(history.name).toBe('changes.csv');
-    expect(history.bytes.toString('utf8')).toContain(`added the receipt “market.png” to transaction ${tx.Market}`);
+    expect(history.bytes.toString('utf8')).toContain(`added the receipt “market.png” to “Market” of Jan 3, ${YEAR}`);
     expect(await noSideways()).toBe(true);
   });
 
