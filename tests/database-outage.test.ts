@@ -445,14 +445,14 @@ function describeDriver(backend: Backend) {
       // and which took (and hid) the offset the ended session's row count left behind.
       const client = openConnection(database.url, { fetch_types: false }, backend);
       try {
-        const [{ pid }] = await client<{ pid: number }[]>`select pg_backend_pid() as pid`;
+        const [row] = await client<{ pid: number }[]>`select pg_backend_pid() as pid`;
         // Rows of a kilobyte, produced slowly: a second in, some hundred have reached the driver.
         const streaming = client`select g, repeat('x', 1000) as filler, pg_sleep(0.005) from generate_series(1, 4000) g`.then(
           () => 'finished',
           (e: unknown) => e,
         );
         await sleep(1000);
-        await terminate(pid!);
+        await terminate(row!.pid);
         const ended = await within(streaming, 10_000, 'the streaming query');
         expect(isDatabaseUnreachable(ended), String(ended)).toBe(true);
         const next = await within(client`select 1 as one`, 10_000, 'the next query');
