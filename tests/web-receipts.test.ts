@@ -325,4 +325,66 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('receipts in chromium at 39
     expect((await s.call('GET', '/attachments/usage')).body).toMatchObject({ deleted_bytes: 0, deleted_count: 0 });
     expect(s.faults).toEqual([]);
   });
+
+  // Issue 37 item 12: a scanner's name, 190 characters without a space: the page must not scroll sideways at 390 px.
+  const LONG_NAME = `${'Rechnung_Sommerfest_Vereinsheim_Getränke_und_Speisen_'.repeat(4).slice(0, 186)}.pdf`;
+  /** How far the page scrolls sideways at 390 px (0: not at all), as the brief measures it. */
+  const sideways = () => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - 390));
+
+  it('issue 37 item 12 (D22): at 390 px a long receipt name wraps on the record form, the edit form (the list, the notice) and History (and its kept receipts); the full name is shown', async () => {
+    const entries = [{ account_id: ids.Food, amount_cents: 3_990 }, { account_id: ids.Bank, amount_cents: -3_990 }];
+    tx.Festival = (await s.post('/transactions', { occurred_on: `${YEAR}-01-05`, description: 'Festival', entries })).body.id;
+    await openTransactions();
+    // Chosen on the record form, waiting for the transaction to be saved.
+    const form = page.locator('form.record').first();
+    await form.locator('input[type=file]').setInputFiles({ name: LONG_NAME, mimeType: 'application/pdf', buffer: PDF });
+    const chosen = form.getByRole('group', { name: 'Receipts' });
+    await chosen.getByText(LONG_NAME).waitFor();
+    const recordForm = await sideways();
+    await chosen.getByRole('button', { name: `Take off ${LONG_NAME}` }).click();
+    await page.getByRole('button', { name: 'Edit Festival' }).click();
+    const receipts = region('Festival');
+    await receipts.getByText(/^No receipt yet/).waitFor();
+    await receipts.locator('input[type=file]').setInputFiles({ name: LONG_NAME, mimeType: 'application/pdf', buffer: PDF });
+    await expect.poll(() => receipts.getByRole('status').textContent()).toBe(`Added “${LONG_NAME}”.`);
+    await receipts.getByRole('button', { name: `Open ${LONG_NAME} (PDF, downloads)` }).waitFor();
+    expect((await receiptsOf('Festival')).map((a) => a.name)).toEqual([LONG_NAME]);
+    // The whole name is on the page (wrapped, not cut), and nothing scrolls sideways.
+    expect(await receipts.locator('.receipt-list .receipt-name').first().textContent()).toContain(LONG_NAME);
+    const scrolled = { recordForm, editForm: await sideways(), history: -1, keptForUndo: -1 };
+    await page.screenshot({ path: path.join(ARTIFACTS, 'long-name-edit.png'), fullPage: true });
+
+    await s.go('History', 'History');
+    const told = page.locator('ol.history > li').filter({ hasText: LONG_NAME }).first();
+    await told.waitFor();
+    scrolled.history = await sideways();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'long-name-history.png'), fullPage: true });
+
+    // Deleted: History lists the receipt it keeps for Undo, by its long name.
+    expect((await s.call('DELETE', `/transactions/${tx.Festival}`)).status).toBe(204);
+    await s.go('Transactions', 'Transactions');
+    await s.go('History', 'History');
+    await page.getByRole('button', { name: `Download ${LONG_NAME}` }).waitFor();
+    scrolled.keptForUndo = await sideways();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'long-name-kept.png'), fullPage: true });
+    expect((await s.call('POST', `/transactions/${tx.Festival}/restore`)).status).toBe(201);
+    expect(scrolled, 'pixels the page scrolls sideways at 390 px').toEqual({ recordForm: 0, editForm: 0, history: 0, keptForUndo: 0 });
+  });
+
+  it('issue 37 item 13 (D22): a 0-byte PDF is refused as empty, not as "not a photo or PDF", on the opened transaction and on the record form; nothing sent', async () => {
+    await openTransactions();
+    await page.getByRole('button', { name: 'Edit Festival' }).click();
+    const receipts = region('Festival');
+    await receipts.getByRole('button', { name: `Open ${LONG_NAME} (PDF, downloads)` }).waitFor();
+    await receipts.locator('input[type=file]').setInputFiles({ name: 'scan.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(0) });
+    await expect.poll(() => receipts.getByRole('alert').allTextContents()).toEqual(['“scan.pdf” was not added: the file is empty (0 bytes). Scan or save it again, then add it.']);
+    expect((await receiptsOf('Festival')).map((a) => a.name)).toEqual([LONG_NAME]);
+
+    await openTransactions();
+    const form = page.locator('form.record').first();
+    await form.locator('input[type=file]').setInputFiles({ name: 'empty.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(0) });
+    await expect.poll(() => form.getByRole('alert').allTextContents()).toContain('“empty.pdf” was not added: the file is empty (0 bytes). Scan or save it again, then add it.');
+    expect(await form.getByRole('group', { name: 'Receipts' }).getByText('empty.pdf').count()).toBe(0);
+    expect(s.faults).toEqual([]);
+  });
 });

@@ -41,8 +41,12 @@ export const receiptsInWords = (n: number) => `${n} ${n === 1 ? 'receipt' : 'rec
 const tooLarge = (name: string) =>
   `“${name}” was not added: it is larger than ${sizeInWords(MAX_BYTES)}, the most a receipt can be. Take the photo again at a lower resolution, or scan the page smaller.`;
 
+/** Issue 37 item 13: a file of 0 bytes (a scan or a download that failed) is empty, whatever its name says. */
+const empty = (name: string) => `“${name}” was not added: the file is empty (0 bytes). Scan or save it again, then add it.`;
+
 /** Why a chosen file cannot be a receipt, said before anything is sent (D22's type and size); null when it may be. */
 export function receiptProblem(file: File): string | null {
+  if (file.size === 0) return empty(file.name);
   if (file.size > MAX_BYTES) return tooLarge(file.name);
   if (!KEPT_TYPES.includes(file.type) && !KEPT_NAMES.test(file.name)) return `“${file.name}” was not added: a receipt can be ${KEPT_IN_WORDS}.`;
   return null;
@@ -52,6 +56,7 @@ export function receiptProblem(file: File): string | null {
 export function refusalInWords(name: string, error: unknown): string {
   if (!(error instanceof ApiError)) return `“${name}” was not added: ${error instanceof Error ? error.message : String(error)}.`;
   if (error.status === 413) return tooLarge(name);
+  if (error.status === 400 && /the file is empty/.test(error.message)) return empty(name);
   if (error.status === 415) {
     const declared = /^the file is (\S+), not/.exec(error.message);
     return declared
