@@ -1,5 +1,6 @@
 import { naturalBalance, type AccountKind, type BookStyle } from '../book/rules';
 import { VOCABULARY, type Words } from '../book/vocabulary';
+import { owedWords, startingBalanceInWords, startingBalanceOf } from '../book/debt-words';
 
 /** D12: the words that follow book_style (src/book/vocabulary.ts, shared with the MCP tools). */
 export const WORDS = VOCABULARY;
@@ -73,17 +74,15 @@ export const BALANCE_MOVES: Record<BookStyle, Record<AccountKind, { more: string
   },
 };
 
-/** Issue 25 item 1: what a form does to a card or loan, in words that cannot be misread. */
-export const OWED_WORDS = {
-  /** Money out paid from it: what is owed grows. */
-  spent: 'spent on the card',
-  /** Money in onto it (a refund): what is owed shrinks. */
-  refund: 'money back onto the card',
-  /** A move into it: what is owed shrinks. */
-  paidOff: 'paid the card off',
-  /** A move out of it: what is owed grows. */
-  borrowed: 'borrowed on the card',
-} as const;
+/**
+ * Issue 25 item 1, issue 37 item 7: what a form does to a card or loan, in words that cannot be
+ * misread, following the debt: a card's own words ("paid the card off") only for an account named
+ * as a card, words that fit any debt otherwise ("paid back part of Darlehen"); src/book/debt-words.ts.
+ */
+export const OWED_WORDS = owedWords;
+
+/** Issue 37 item 7: an opening balance told as such, wherever a transaction is told in words (src/book/debt-words.ts). */
+export { startingBalanceInWords, startingBalanceOf };
 
 /**
  * Issue 25 item 2 (D12): what an account's balance counts as in the reports, by kind, for the

@@ -46,7 +46,7 @@ async function isAbsent(id: number): Promise<boolean> {
  * action.
  */
 export function Changes() {
-  const { path, me, closedThrough } = useApp();
+  const { path, me, closedThrough, bookStyle } = useApp();
   const search = path.split('?')[1] ?? '';
   const [changes, setChanges] = useState<Change[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
@@ -61,11 +61,13 @@ export function Changes() {
     api<Account[]>('GET', '/accounts').then(setAccounts, () => undefined);
   }, []);
   const accountName = (id: number) => accounts.find((a) => a.id === id)?.name;
+  // Issue 37 item 7: an opening balance is told by the kinds of its two accounts.
+  const accountKind = (id: number) => accounts.find((a) => a.id === id)?.kind;
   // D21: a transaction a schedule posted names the schedule, if it still exists.
   const [schedules, setSchedules] = useState<Schedule[]>([]);
   const scheduleName = (id: number) => schedules.find((s) => s.id === id)?.description;
   // One wording with the change log's CSV (src/book/change-words.ts), in the person's own formats.
-  const wording: Wording = { money: formatCents, date: formatDate, time: timeOf, accountName, scheduleName, reader: me?.email };
+  const wording: Wording = { money: formatCents, date: formatDate, time: timeOf, accountName, scheduleName, accountKind, bookStyle, reader: me?.email };
 
   // Only the latest request's answer is shown: a slower earlier one (the list before a date was
   // typed, an undo's reload) never overwrites it.

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
-import { daysBefore, formatDate, today } from '../money';
+import { daysBefore, formatCents, formatDate, today } from '../money';
+import { startingBalanceInWords, startingBalanceOf } from '../words';
 import { amountMoved, directionOf } from '../../book/rules';
 import { ComingUp } from './ComingUp';
 
@@ -74,10 +75,20 @@ function BalancesSections({ balances }: { balances: Balance[] }) {
   );
 }
 
-/** The recent transactions, each with what it was (money in, out, moved) beside the amount it moved (finding 4). */
+/**
+ * The recent transactions, each with what it was (money in, out, moved) beside the amount it moved
+ * (finding 4); an opening balance told as such, never as spending (issue 37 item 7: "Opening
+ * balance: we owe $1,204.33 on Visa card").
+ */
 function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Account[] }) {
-  const { words } = useApp();
+  const { words, bookStyle } = useApp();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
+  const what = (t: Transaction) => {
+    const balance = startingBalanceOf(t.entries, kindOf);
+    if (balance === null) return words.happened[directionOf(t.entries, kindOf)];
+    const { lead, rest } = startingBalanceInWords(bookStyle, balance, t.description, formatCents);
+    return `${lead}: ${rest}`;
+  };
   return (
     <section aria-labelledby="recent-heading">
       <h2 id="recent-heading">Recent transactions</h2>
@@ -94,7 +105,7 @@ function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Ac
                   <th scope="row">
                     <Link to={`/transactions?edit=${t.id}`}>{t.description}</Link>
                   </th>
-                  <td>{words.happened[directionOf(t.entries, kindOf)]}</td>
+                  <td>{what(t)}</td>
                   <td className="num">
                     <Money cents={amountOf(t)} />
                   </td>

@@ -176,16 +176,17 @@ function BalanceMoves({ id, movement, accounts }: { id: string; movement: Moveme
   const line = (account: Account, entry: number) => {
     const natural = naturalBalance(account.kind, entry);
     const moved = BALANCE_MOVES[bookStyle][account.kind][natural > 0 ? 'more' : 'less'].replace('{amount}', formatCents(Math.abs(natural)));
+    const debt = OWED_WORDS(account.name);
     const owed =
       account.kind !== 'liability'
         ? null
         : movement.mode === 'out'
-          ? OWED_WORDS.spent
+          ? debt.spent
           : movement.mode === 'in'
-            ? OWED_WORDS.refund
+            ? debt.refund
             : entry > 0
-              ? OWED_WORDS.paidOff
-              : OWED_WORDS.borrowed;
+              ? debt.paidOff
+              : debt.borrowed;
     return (
       <span key={account.id} className="balance-move">
         {account.name}: {moved}

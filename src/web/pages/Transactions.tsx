@@ -2,7 +2,8 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { api, apiPage, withQuery, type Account, type ListedTransaction, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
-import { formatAmount, formatDate } from '../money';
+import { formatAmount, formatCents, formatDate } from '../money';
+import { startingBalanceInWords, startingBalanceOf } from '../words';
 import { confirmFarDate, useBookYears, DateAndDescription, MovementFields, movementEntries, movementOf, Notice, RecordForm, savedInWords, SimpleModeChoice, type Movement } from './RecordForm';
 import { directionOf, naturalBalance } from '../../book/rules';
 import { Paperclip, receiptsInWords, Receipts } from './Receipts';
@@ -158,8 +159,18 @@ function EditTransaction({
  * account's amount in its natural sign (D6), so income received reads as a plus, not a red minus.
  */
 function WhatHappened({ transaction, accounts }: { transaction: Transaction; accounts: Account[] }) {
-  const { words } = useApp();
+  const { words, bookStyle } = useApp();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
+  // Issue 37 item 7: an opening balance is told as such ("Opening balance: we owe $1,204.33 on Visa card"), never as money out.
+  const balance = startingBalanceOf(transaction.entries, kindOf);
+  if (balance !== null) {
+    const { lead, rest } = startingBalanceInWords(bookStyle, balance, transaction.description, formatCents);
+    return (
+      <span>
+        <strong>{lead}:</strong> {rest}
+      </span>
+    );
+  }
   const direction = directionOf(transaction.entries, kindOf);
   if (direction !== 'split') {
     const to = transaction.entries.find((e) => e.amount_cents > 0)!;
