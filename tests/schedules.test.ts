@@ -2,8 +2,8 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/database';
 import { postDueOccurrences } from '../src/book/schedule-posting';
+import { createSchedule, type NewSchedule } from '../src/book/schedules';
 import { addUser, removeUser } from '../src/identity/users';
-import { mintToken } from '../src/identity/tokens';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
 
@@ -11,7 +11,9 @@ import { json } from './support/http';
 // oldest first, once, whoever runs it and however often, the creator as author, `via: "schedule"`),
 // remind mode (due → post / skip → 409 again), blocked occurrences (a closed period, a deleted
 // account) and their unblocking, a PUT that never posts what was before next_on, a schedule that
-// outlives its creator, and the forecast of an asset and a liability.
+// outlives its creator, and the forecast of an asset and a liability. A schedule saved through the
+// API posts what is due at once (issue 37 item 4, tests/schedules-on-save.test.ts): the tests of
+// the job write theirs with createSchedule, as a schedule saved before the server went off.
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -28,6 +30,7 @@ const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 describeEachDatabase('schedules (D21)', (h) => {
   let token: string;
   let email: string;
+  let userId: number;
   const ids: Record<string, number> = {};
   const api = (method: string, path: string, body?: unknown) => h.call(token, method, path, body);
   const expectStatus = async (res: Response, status: number) => {
@@ -45,6 +48,9 @@ describeEachDatabase('schedules (D21)', (h) => {
     mode: 'post',
     ...over,
   });
+  /** A schedule saved while no server ran: nothing of it is posted until the job runs. */
+  const savedEarlier = (body: Record<string, unknown>, by: { userId: number | null; email: string | null } = { userId, email }) =>
+    createSchedule(h.db, body as NewSchedule, { ...by, via: 'token', clientId: null });
   const transactionsOf = async (description: string) =>
     rowsOf<{ id: number; occurred_on: string; created_by: number | null }>(
       await h.db.execute(sql`select id, occurred_on::text, created_by from transactions where description = ${description} order by id`),
@@ -52,7 +58,7 @@ describeEachDatabase('schedules (D21)', (h) => {
 
   beforeAll(async () => {
     email = 'treasurer@schedules.example';
-    ({ token } = await h.userWithToken(email));
+    ({ token, userId } = await h.userWithToken(email));
     for (const [name, kind] of [['Bank', 'asset'], ['Card', 'liability'], ['Rent', 'expense'], ['Dues', 'income'], ['Phone', 'expense'], ['Old', 'expense']] as const) {
       ids[name] = (await expectStatus(await api('POST', '/accounts', { name, kind }), 201)).id;
     }
@@ -131,7 +137,7 @@ describeEachDatabase('schedules (D21)', (h) => {
   });
 
   it('the posting job posts every missed occurrence once, oldest first, by the creator, via "schedule"; again and in parallel it posts nothing more', async () => {
-    const made = await expectStatus(await api('POST', '/schedules', rent({ description: 'Catch-up rent' })), 201);
+    const made = await savedEarlier(rent({ description: 'Catch-up rent' }));
     const expected = [firstOfMonth(-3), firstOfMonth(-2), firstOfMonth(-1), firstOfMonth(0)];
     // Three runs at once (as three instances would): each occurrence once.
     await Promise.all([postDueOccurrences(h.db), postDueOccurrences(h.db), postDueOccurrences(h.db)]);
@@ -214,7 +220,7 @@ describeEachDatabase('schedules (D21)', (h) => {
 
   it('blocked: a closed period and a deleted account are listed as due with the reason, refused with 409 when posted, and posted once unblocked', async () => {
     const closedThrough = firstOfMonth(-1);
-    const made = await expectStatus(await api('POST', '/schedules', rent({ description: 'Blocked rent', start_on: firstOfMonth(-2) })), 201);
+    const made = await savedEarlier(rent({ description: 'Blocked rent', start_on: firstOfMonth(-2) }));
     await expectStatus(await api('PUT', '/settings', { closed_through: closedThrough }), 200);
     try {
       await postDueOccurrences(h.db);
@@ -237,24 +243,26 @@ describeEachDatabase('schedules (D21)', (h) => {
     expect((await expectStatus(await api('GET', `/schedules/${made.id}`), 200)).next_on).toBe(firstOfMonth(1));
 
     // A schedule's entries do not hold an account: it can be deleted, and then blocks.
-    const gone = await expectStatus(
-      await api('POST', '/schedules', rent({ description: 'Old fee', start_on: firstOfMonth(0), entries: [{ account_id: ids.Old, amount_cents: 100 }, { account_id: ids.Bank, amount_cents: -100 }] })),
-      201,
-    );
+    const gone = await savedEarlier(rent({ description: 'Old fee', start_on: firstOfMonth(0), entries: [{ account_id: ids.Old, amount_cents: 100 }, { account_id: ids.Bank, amount_cents: -100 }] }));
     await expectStatus(await api('DELETE', `/accounts/${ids.Old}`), 204);
     await postDueOccurrences(h.db);
     expect(await transactionsOf('Old fee')).toHaveLength(0);
     const due = (await expectStatus(await api('GET', '/schedules/due'), 200)).filter((d: Json) => d.schedule_id === gone.id);
     expect(due).toEqual([{ schedule_id: gone.id, occurs_on: firstOfMonth(0), description: 'Old fee', entries: gone.entries, blocked: 'the account "Old" no longer exists' }]);
     expect((await expectStatus(await api('GET', `/schedules/${gone.id}`), 200)).entries[0].account_name).toBe('Old');
-    // Editing the schedule unblocks it: the next run posts the occurrences from next_on.
-    await expectStatus(await api('PUT', `/schedules/${gone.id}`, rent({ description: 'Old fee', start_on: firstOfMonth(0), entries: [{ account_id: ids.Rent, amount_cents: 100 }, { account_id: ids.Bank, amount_cents: -100 }] })), 200);
+    // Editing the schedule unblocks it: the PUT posts the occurrences from next_on at once (issue 37
+    // item 4), and the next run finds nothing more.
+    const edited = await expectStatus(await api('PUT', `/schedules/${gone.id}`, rent({ description: 'Old fee', start_on: firstOfMonth(0), entries: [{ account_id: ids.Rent, amount_cents: 100 }, { account_id: ids.Bank, amount_cents: -100 }] })), 200);
+    expect(edited.next_on).toBe(firstOfMonth(1));
+    expect((await transactionsOf('Old fee')).map((t) => t.occurred_on)).toEqual([firstOfMonth(0)]);
     await postDueOccurrences(h.db);
     expect((await transactionsOf('Old fee')).map((t) => t.occurred_on)).toEqual([firstOfMonth(0)]);
   });
 
   it('PUT never posts dates before next_on at that moment; it is recorded (before, after); DELETE keeps what was posted', async () => {
     const made = await expectStatus(await api('POST', '/schedules', rent({ description: 'Moved rent', start_on: firstOfMonth(-1) })), 201);
+    // Saved, its two due dates were posted at once (issue 37 item 4); the job finds nothing more.
+    expect(await transactionsOf('Moved rent')).toHaveLength(2);
     await postDueOccurrences(h.db);
     expect(await transactionsOf('Moved rent')).toHaveLength(2);
     // Started a year earlier, weekly: everything before next_on counts as handled.
@@ -276,8 +284,7 @@ describeEachDatabase('schedules (D21)', (h) => {
 
   it('a schedule survives its creator: listed with no creator, posting with no author', async () => {
     const owner = await addUser(h.db, 'leaving@schedules.example', 'a password for leaving');
-    const theirs = await mintToken(h.db, { userId: owner.id, label: null, days: 1, audience: h.config.apiOrigin });
-    const made = await expectStatus(await h.call(theirs, 'POST', '/schedules', rent({ description: 'Orphan dues', start_on: firstOfMonth(-1) })), 201);
+    const made = await savedEarlier(rent({ description: 'Orphan dues', start_on: firstOfMonth(-1) }), { userId: owner.id, email: 'leaving@schedules.example' });
     await removeUser(h.db, 'leaving@schedules.example');
     expect((await expectStatus(await api('GET', `/schedules/${made.id}`), 200)).created_by_email).toBeNull();
     await postDueOccurrences(h.db);

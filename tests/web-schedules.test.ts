@@ -211,6 +211,75 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('schedules in chromium (D21
     await form.getByRole('button', { name: 'Cancel' }).click();
   });
 
+  it('issue 37 item 4: the promise "all 3 will be posted at once" holds — accepted, the 3 dates are in the Transactions list right after saving, without waiting for the background run (D21)', async () => {
+    await go('Schedules', 'Schedules');
+    await page.getByRole('button', { name: 'Make a schedule' }).click();
+    const form = page.getByRole('form', { name: 'New schedule' });
+    await form.getByLabel('Description').fill('Allowance');
+    await form.getByLabel('Amount').fill('5');
+    // From the card: the bank's forecast below stays the family's.
+    await form.getByLabel('Paid from').selectOption({ label: 'Card' });
+    await form.getByLabel('Spent on').selectOption({ label: 'Hall' });
+    await form.getByLabel('Weeks, months or years').selectOption('week');
+    const start = addDays(TODAY, -14);
+    const dates = [start, addDays(start, 7), TODAY];
+    await form.getByLabel('First date').fill(start);
+    await form.locator('.schedule-preview').getByText(`3 dates are today or already past (${shown(start)}, ${shown(dates[1]!)} and ${shown(TODAY)}): all 3 will be posted at once when you save.`).waitFor();
+    const asked = answerNext(true);
+    await form.getByRole('button', { name: 'Make the schedule' }).click();
+    expect(await asked).toBe(`3 dates, from ${shown(start)} to ${shown(TODAY)}, are today or already past: all 3 will be posted at once. Save the schedule?`);
+    await page.getByRole('status').filter({ hasText: `Made the schedule “Allowance”: every week, next on ${shown(addDays(TODAY, 7))}.` }).waitFor();
+    // The background run is minutes away: the three are there because saving posted them.
+    expect((await transactionsOf('Allowance')).map((t) => t.occurred_on).sort()).toEqual(dates);
+    await go('Transactions', 'Transactions');
+    await expect.poll(() => page.getByRole('button', { name: 'Edit Allowance', exact: true }).count(), { timeout: 5_000 }).toBe(3);
+    const allowance = (await schedules()).find((one) => one.description === 'Allowance')!;
+    expect(allowance).toMatchObject({ mode: 'post', next_on: addDays(TODAY, 7) });
+    expect((await call('DELETE', `/schedules/${allowance.id}`)).status).toBe(204);
+    await go('Schedules', 'Schedules');
+  });
+
+  it('D21 bounds: a start with more than 1,000 dates due says "more than 1,000" before saving, and nothing is sent (the server would refuse it)', async () => {
+    await go('Schedules', 'Schedules');
+    await page.getByRole('button', { name: 'Make a schedule' }).click();
+    const form = page.getByRole('form', { name: 'New schedule' });
+    await form.getByLabel('Description').fill('Ancient dues');
+    await form.getByLabel('Amount').fill('1');
+    await form.getByLabel('Paid from').selectOption({ label: 'Bank' });
+    await form.getByLabel('Spent on').selectOption({ label: 'Hall' });
+    await form.getByLabel('Weeks, months or years').selectOption('week');
+    // 1,001 weekly dates through today.
+    const start = addDays(TODAY, -7 * 1000);
+    await form.getByLabel('First date').fill(start);
+    const tooMany = `More than 1,000 dates, from ${shown(start)} on, are today or already past: a schedule that posts itself may post at most 1,000 at once. Choose a later first date, an end (“Until”), or “Remind me”.`;
+    await form.locator('.schedule-preview').getByText(tooMany).waitFor();
+    expect(await form.locator('.schedule-preview').textContent()).not.toContain('will be posted at once');
+    // Neither the far-date question (D19) nor the posting one: the answer would not matter.
+    let asked = false;
+    const ask = (dialog: { dismiss(): Promise<void> }) => {
+      asked = true;
+      void dialog.dismiss();
+    };
+    page.on('dialog', ask);
+    const sent: string[] = [];
+    const seen = (request: { method(): string; url(): string }) => void (request.method() !== 'GET' && sent.push(`${request.method()} ${request.url()}`));
+    page.on('request', seen);
+    try {
+      await form.getByRole('button', { name: 'Make the schedule' }).click();
+      await form.getByRole('alert').filter({ hasText: `Not saved: ${tooMany}` }).waitFor();
+    } finally {
+      page.off('dialog', ask);
+      page.off('request', seen);
+    }
+    expect(asked).toBe(false);
+    expect(sent).toEqual([]);
+    expect((await schedules()).map((one) => one.description)).not.toContain('Ancient dues');
+    // Made a reminder, it says the dates wait instead, and saves.
+    await form.getByLabel('Remind me (post or skip it on Home)').check();
+    await form.locator('.schedule-preview').getByText(`More than 1,000 dates, from ${shown(start)} on, are today or already past: they wait on Home for you to post or skip.`).waitFor();
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   it('a schedule is changed (PUT) and deleted (asked first) on the Schedules page', async () => {
     await page.getByRole('button', { name: 'Edit the schedule Hall rent' }).click();
     const form = page.getByRole('form', { name: 'Edit the schedule Hall rent' });
@@ -266,8 +335,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('schedules in chromium (D21
       const texts = await items.allTextContents();
       expect(texts[0]).toMatch(/, posted by the schedule “Flat rent”\.$/);
       expect(texts[1]).toMatch(/, posted by a schedule since deleted\.$/);
-      // The Post on Home was the person's own, from the web app.
-      expect(texts.some((t) => /^You recorded “Electricity” \(€65\.00\) on .*, from the web app\.$/.test(t))).toBe(true);
+      // The Post on Home was the person's own, from the web app, and names its schedule (issue 37 item 6).
+      expect(texts.some((t) => /^You posted “Electricity” \(€65\.00\) of .* from the schedule “Electricity” on .*, from the web app\.$/.test(t)), JSON.stringify(texts)).toBe(true);
       expect(texts.some((t) => /^You made the schedule “Flat rent” \(€850\.00, every month\) on .*, from the web app\.$/.test(t))).toBe(true);
     } finally {
       await page.unroute(`${s.api}/changes*`);

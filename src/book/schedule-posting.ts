@@ -3,9 +3,20 @@ import { rowsOf, type Db } from '../db/database';
 import { scheduleOccurrences, schedules, users } from '../db/schema';
 import { databaseRefusal } from '../db/refusals';
 import { todayUtc } from '../text';
-import type { Author } from './changes';
+import type { Actor, Author } from './changes';
 import { addDays } from './occurrences';
-import { blockedReason, markHandled, readBookState, refreshNextOn, unhandledThrough } from './schedules';
+import {
+  blockedReason,
+  createSchedule,
+  getSchedule,
+  markHandled,
+  readBookState,
+  refreshNextOn,
+  replaceSchedule,
+  unhandledThrough,
+  type NewSchedule,
+  type Schedule,
+} from './schedules';
 import { insertTransaction } from './transactions';
 
 // D21: the posting job. `ledger serve` runs it once at start and every 10 minutes (src/background.ts):
@@ -87,4 +98,51 @@ export async function postDueOccurrences(db: Db, today = todayUtc(), stopping: (
     }
   }
   return run;
+}
+
+/**
+ * Issue 37 item 4 (D21): a `post` schedule just saved posts what is due (dated on or before
+ * `today`, neither posted nor skipped) at once, so the form's "all 3 will be posted at once" holds
+ * when its 201 arrives instead of at the next background run. The very path of the posting job:
+ * postDueOfSchedule in its batches, under the schedule's row lock, the (schedule, date) key the
+ * last word against a job running at the same moment; the author is the schedule's creator and
+ * the change records say `via: "schedule"`. Blocked occurrences stay due with their reason. A
+ * refusal met while posting (an account deleted, a period closed meanwhile) leaves the rest to
+ * the job, as the job leaves it to its next run: the schedule is saved either way.
+ *
+ * Right after the schedule's own transaction, not inside it: the posting is the job's, in the
+ * job's batches (at most POSTING_BATCH per database transaction, D21's bound of 1,000 at once
+ * making ten at most), and what is saved does not depend on what can be posted. A crash in
+ * between leaves the dates due, and the background run posts them (at start, then every 10
+ * minutes). With an Idempotency-Key the whole request is one transaction anyway (the key's, see
+ * src/http/idempotency.ts): the schedule, its postings and the kept answer commit together, and a
+ * replay returns that answer and posts nothing.
+ */
+export async function postDueOnSave(db: Db, id: number, today: string): Promise<Schedule> {
+  for (;;) {
+    let posted: number;
+    try {
+      posted = await postDueOfSchedule(db, id, today);
+    } catch (error) {
+      if (databaseRefusal(error) === undefined) throw error;
+      break;
+    }
+    if (posted < POSTING_BATCH) break;
+  }
+  return getSchedule(db, id);
+}
+
+/** POST /schedules and MCP `create_schedule` (D21): the schedule made, then what is due posted (issue 37 item 4). */
+export async function createScheduleAndPostDue(db: Db, input: NewSchedule, author: Author, today = todayUtc()): Promise<Schedule> {
+  const made = await createSchedule(db, input, author, today);
+  return made.mode === 'post' ? postDueOnSave(db, made.id, today) : made;
+}
+
+/**
+ * PUT /schedules/{id} (D21): the schedule replaced, then what falls due posted (issue 37 item 4);
+ * never a date before its next_on at the moment of the PUT (replaceSchedule counts those handled).
+ */
+export async function replaceScheduleAndPostDue(db: Db, id: number, input: NewSchedule, actor: Actor, today = todayUtc()): Promise<Schedule> {
+  const saved = await replaceSchedule(db, id, input, actor, today);
+  return saved.mode === 'post' ? postDueOnSave(db, id, today) : saved;
 }

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { createScheduleAndPostDue, replaceScheduleAndPostDue } from '../book/schedule-posting';
 import {
-  createSchedule,
   deleteSchedule,
   getSchedule,
   listDue,
@@ -8,7 +8,6 @@ import {
   NewScheduleSchema,
   OccurrenceChangesSchema,
   postOccurrence,
-  replaceSchedule,
   skipOccurrence,
   type OccurrenceChanges,
 } from '../book/schedules';
@@ -68,16 +67,17 @@ export const scheduleRoutes = [
       method: 'post', path: '/schedules', tier: 'full', summary: 'Makes something come back (D21)', json: NewScheduleSchema,
       description:
         'Occurrences: start_on, then every `interval` weeks, months or years; a month or year keeps start_on\'s day, clamped ' +
-        'to the month\'s last day; none after until_on. `post` schedules post themselves (at start and every 10 minutes, ' +
-        'catching up every missed occurrence); `remind` ones wait on the due list. Dates run from 0001-01-01 to 9999-12-31; ' +
+        'to the month\'s last day; none after until_on. `post` schedules post themselves: what is due (dated through today) ' +
+        'at once when saved, so the answer\'s next_on is after it (a blocked date stays due), then at start and every 10 minutes, ' +
+        'catching up every missed occurrence; `remind` ones wait on the due list. Dates run from 0001-01-01 to 9999-12-31; ' +
         'a `post` schedule that would post more than 1,000 occurrences at once (dated through today) is refused.',
       responses: {
-        201: { description: 'Made.', json: Schedule },
+        201: { description: 'Made, and what was due posted: next_on is the first date not posted (a blocked one, or the next ahead).', json: Schedule },
         400: badJson('A bad field, until_on before start_on, entries POST /transactions would refuse, or more than 1,000 occurrences to post at once (the message says how many)'),
       },
     },
     { idempotent: true },
-    async (c, { json }) => c.json(await createSchedule(c.var.db, json, authorOf(c)), 201),
+    async (c, { json }) => c.json(await createScheduleAndPostDue(c.var.db, json, authorOf(c)), 201),
   ),
   route(
     {
@@ -102,12 +102,13 @@ export const scheduleRoutes = [
     {
       method: 'put', path: '/schedules/{id}', tier: 'full', summary: 'Replaces a schedule (D21)', params: { id: positiveId }, json: NewScheduleSchema,
       description:
-        'Occurrences dated before its next_on at this moment count as handled: a PUT never posts them. A `post` schedule left with more ' +
+        'Occurrences dated before its next_on at this moment count as handled: a PUT never posts them; a `post` schedule posts the ' +
+        'others that are due (dated through today) at once, as by POST. A `post` schedule left with more ' +
         'than 1,000 occurrences to post at once is refused, as by POST.',
       responses: { 200: { description: 'Replaced.', json: Schedule }, 400: badJson('A bad id, or what POST /schedules refuses'), 404: noSuchSchedule },
     },
     {},
-    async (c, { json }) => c.json(await replaceSchedule(c.var.db, scheduleId(c.req.param('id')), json, authorOf(c))),
+    async (c, { json }) => c.json(await replaceScheduleAndPostDue(c.var.db, scheduleId(c.req.param('id')), json, authorOf(c))),
   ),
   route(
     {

@@ -32,7 +32,8 @@ import {
 import { listAttachments } from '../book/attachments';
 import { importStatement, previewImport } from '../book/imports/booking';
 import { reconcileAccount, reconciliationStatus } from '../book/reconciliation';
-import { createSchedule, listDue, listSchedules, postOccurrence } from '../book/schedules';
+import { createScheduleAndPostDue } from '../book/schedule-posting';
+import { listDue, listSchedules, postOccurrence } from '../book/schedules';
 import type { Author } from '../book/changes';
 import type { Db } from '../db/database';
 import { databaseRefusal } from '../db/refusals';
@@ -283,7 +284,8 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('get_reconciliation', ({ account_id, as_of }) => reconciliationStatus(db, account_id, as_of));
   tool('reconcile_account', ({ account_id, ...statement }) => reconcileAccount(db, account_id, statement, author));
   tool('list_schedules', async () => ({ schedules: await listSchedules(db) }));
-  tool('create_schedule', (a) => createSchedule(db, a, author));
+  // As POST /schedules: what is due already is posted at once (issue 37 item 4).
+  tool('create_schedule', (a) => createScheduleAndPostDue(db, a, author));
   tool('list_due', async ({ through }) => ({ due: await listDue(db, through ?? todayUtc()) }));
   tool('post_due', ({ schedule_id, occurs_on }) => postOccurrence(db, schedule_id, occurs_on, {}, author));
   tool('list_attachments', async ({ transaction_id }) => ({ attachments: await listAttachments(db, transaction_id) }));

@@ -1,5 +1,7 @@
 /** Money as people read and type it; cents only inside (D9: cents are never typed by people). */
 
+import { addDays, FIRST_DATE, LAST_DATE } from '../book/occurrences';
+
 /** D20: the book's currency until the settings say otherwise (the API's default). */
 export const DEFAULT_CURRENCY = 'EUR';
 
@@ -114,9 +116,20 @@ export function formatCentsIn(cents: number, locale: string | undefined, groupin
   return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2, useGrouping: grouping }).format(cents / 100);
 }
 
-export function formatDate(isoDate: string): string {
+/**
+ * A calendar date as the instant 00:00 UTC of that day, its year as written (D21's bounds: dates
+ * run from 0001-01-01 to 9999-12-31, and years below 1000 are those years). Not Date.UTC, which
+ * reads years 0–99 as 1900–1999: setUTCFullYear takes the year as it is.
+ */
+export function utcDay(isoDate: string): Date {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
+  const day = new Date(0);
+  day.setUTCFullYear(y, m - 1, d);
+  return day;
+}
+
+export function formatDate(isoDate: string): string {
+  return utcDay(isoDate).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
 }
 
 /**
@@ -128,10 +141,13 @@ export function today(): string {
   return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
 }
 
-/** The date `days` days before a `YYYY-MM-DD` date (calendar arithmetic, no time zone involved). */
+/**
+ * The date `days` days before a `YYYY-MM-DD` date (calendar arithmetic on day numbers, as the
+ * server's occurrences: no time zone, no Date), kept within 0001-01-01 … 9999-12-31, so that it
+ * never reads `0000-12-31` or `+010000-01-01`.
+ */
 export function daysBefore(isoDate: string, days: number): string {
-  const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d - days)).toISOString().slice(0, 10);
+  return addDays(isoDate, -days) ?? (days > 0 ? FIRST_DATE : LAST_DATE);
 }
 
 /** The typed amount with an optional leading minus ("-12.50", "−12.50"): cents or null (split lines). */

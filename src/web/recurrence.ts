@@ -1,10 +1,12 @@
-import { addDays, LAST_DATE, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
+import { addDays, LAST_DATE, MAX_DATES_AT_ONCE, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
 
 // D21 in the browser: the dates a schedule falls on, for the previews of the web app (the next
 // dates in words, what a start in the past posts at once, Home's "Coming up"), by the server's own
 // rule (src/book/occurrences.ts, pure: bundled as it is).
 
 export type { Every, Recurrence };
+/** D21's bounds: no request computes, and no post schedule posts, more dates of one schedule at once. */
+export { MAX_DATES_AT_ONCE };
 
 /** The date `days` (≥ 0) days after a `YYYY-MM-DD` date; the pages look ahead of today, so at most 9999-12-31. */
 export const daysAfter = (isoDate: string, days: number): string => addDays(isoDate, days) ?? LAST_DATE;

@@ -2,8 +2,8 @@ import { useId, useState } from 'react';
 import { api, type Account, type Schedule, type ScheduleRequest } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
-import { formatAmount, formatCents, formatDate, today } from '../money';
-import { clampsMonthEnd, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
+import { formatAmount, formatCents, formatDate, today, utcDay } from '../money';
+import { clampsMonthEnd, MAX_DATES_AT_ONCE, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
 import type { Words } from '../words';
 import { confirmFarDate, useBookYears, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
 import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
@@ -19,8 +19,7 @@ type Entry = { account_id: number; amount_cents: number };
 
 /** A date with its weekday ("Fri, Jan 31, 2027" in en-US), for the dates a schedule falls on. */
 export function dayInWords(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
+  return utcDay(isoDate).toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
 }
 
 /** What a schedule's entries do, in the words of the book (D12): "Money out €850.00 from Bank to Hall rent". */
@@ -45,7 +44,10 @@ interface Preview {
   series: Recurrence;
   /** The first occurrence of `series` is the transaction it was made from: never posted again. */
   anchored: boolean;
+  /** At most MAX_DATES_AT_ONCE (D21's bounds: no more dates of one schedule are computed at once). */
   due: string[];
+  /** More than MAX_DATES_AT_ONCE are due: the server refuses to post them at once (400). */
+  tooMany: boolean;
   next: string[];
   none: boolean;
 }
@@ -55,14 +57,29 @@ const PREVIEW_COUNT = 4;
 function previewOf(series: Recurrence, anchored: boolean, handledBefore: string | null): Preview {
   const day = today();
   const skip = (dates: string[]) => (anchored ? dates.filter((d) => d !== series.start_on) : dates);
-  const due = skip(occurrencesOf(series, { from: handledBefore ?? undefined, through: day }));
+  // One more than the bound, to know that there are more (never a count of 105,000 dates).
+  const upToOneMore = skip(occurrencesOf(series, { from: handledBefore ?? undefined, through: day, limit: MAX_DATES_AT_ONCE + 2 }));
+  const due = upToOneMore.slice(0, MAX_DATES_AT_ONCE);
   const next = skip(occurrencesOf(series, { from: day > series.start_on ? day : series.start_on, limit: PREVIEW_COUNT + 2 })).filter((d) => d > day).slice(0, PREVIEW_COUNT);
-  return { series, anchored, due, next, none: due.length === 0 && next.length === 0 };
+  return { series, anchored, due, tooMany: upToOneMore.length > MAX_DATES_AT_ONCE, next, none: due.length === 0 && next.length === 0 };
+}
+
+const AT_ONCE = MAX_DATES_AT_ONCE.toLocaleString();
+
+/**
+ * D21's bounds in words: a schedule that posts itself may post at most 1,000 dates at once (the
+ * server answers 400 beyond), so the form says so before anything is sent.
+ */
+function tooManyInWords(first: string): string {
+  return (
+    `More than ${AT_ONCE} dates, from ${formatDate(first)} on, are today or already past: a schedule that posts itself ` +
+    `may post at most ${AT_ONCE} at once. Choose a later first date, an end (“Until”), or “Remind me”.`
+  );
 }
 
 /** The preview in words: "Next: Fri, Jan 31, 2027, then Feb 28, 2027, …"; the last day of shorter months; what is due already. */
 function PreviewNote({ preview, post }: { preview: Preview; post: boolean }) {
-  const { series, due, next, none } = preview;
+  const { series, due, tooMany, next, none } = preview;
   if (none) return <p className="warning">No date falls between the start and the end: change the dates.</p>;
   const [first, ...rest] = next;
   const clamped = clampsMonthEnd(series) ? occurrencesOf(series, { from: next[0] ?? series.start_on, limit: 50 }).find((d) => d.slice(8) !== series.start_on.slice(8)) : undefined;
@@ -79,7 +96,13 @@ function PreviewNote({ preview, post }: { preview: Preview; post: boolean }) {
       )}
       {!first && <p>No date after today.{ends}</p>}
       {clamped && <p className="muted">In shorter months: the last day of the month ({formatDate(clamped)}).</p>}
-      {due.length > 0 && (
+      {tooMany && post && <p className="warning">{tooManyInWords(due[0]!)}</p>}
+      {tooMany && !post && (
+        <p className="warning">
+          More than {AT_ONCE} dates, from {formatDate(due[0]!)} on, are today or already past: they wait on Home for you to post or skip.
+        </p>
+      )}
+      {due.length > 0 && !tooMany && (
         <p className="warning">
           {due.length === 1 ? `1 date is today or already past (${formatDate(due[0]!)})` : `${due.length} dates are today or already past (${listed(due.length > 4 ? [formatDate(due[0]!), '…', formatDate(due.at(-1)!)] : due.map(formatDate))})`}:{' '}
           {post
@@ -145,9 +168,11 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
     let lines: Entry[];
     if (entries.mode === 'split') lines = entriesOf(entries.lines);
     else lines = movementEntries(entries.movement, accounts, words).entries;
+    const due = preview?.due ?? [];
+    // Before any question: the server would refuse it whatever the answers (D21's bounds).
+    if (post && preview?.tooMany) throw new Error(`Not saved: ${tooManyInWords(due[0]!)}`);
     // D19: a first date more than a year away is asked about (a typo like 2062).
     if (!existing || start !== existing.start_on) confirmFarDate(start);
-    const due = preview?.due ?? [];
     if (post && due.length > 0) {
       const question = `${due.length === 1 ? `The date ${formatDate(due[0]!)} is` : `${due.length} dates, from ${formatDate(due[0]!)} to ${formatDate(due.at(-1)!)}, are`} today or already past: ${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once. Save the schedule?`;
       if (!window.confirm(question)) throw new Error('Not saved: nothing was posted. Change the first date, or choose “Remind me”.');
