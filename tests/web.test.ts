@@ -475,7 +475,12 @@ describe.skipIf(missing !== null && !STRICT)('web app in chromium (issue 5/6, D9
     // ... and from an account's register on the Reports page.
     await go('Reports', 'Reports');
     await page.getByRole('radio', { name: 'Custom' }).check();
+    // The typed date becomes the period after a pause: wait for it, or the register is drawn
+    // again under the click (a flake seen on a loaded CI machine).
+    const period = page.getByText(/^Figures from /);
+    const before = await period.textContent();
     await page.getByLabel('From').fill(LAST_MONTH);
+    await expect.poll(() => period.textContent()).not.toBe(before);
     await page.getByRole('combobox', { name: 'Account' }).selectOption({ label: 'Groceries' });
     await page.getByRole('table', { name: 'Account register' }).getByRole('link', { name: 'Returned shopping, corrected' }).click();
     await page.getByRole('heading', { level: 1, name: 'Transactions' }).waitFor();
