@@ -11,6 +11,8 @@ interface Manifest {
   name?: string;
   version?: string;
   engines?: { node?: unknown };
+  scripts?: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
 }
 
 /** Every package.json of an installed package under node_modules (nested node_modules included). */
@@ -54,5 +56,21 @@ describe('D1: every installed package runs on Node 20 (issue 25 item 13: no EBAD
       return fails.length ? [`${manifest.name}@${manifest.version} wants node ${range} (${path.dirname(file)}; not ${fails.join(', ')})`] : [];
     });
     expect(refused).toEqual([]);
+  });
+});
+
+// Issue 37 item 13: `npm ci` ended with 6 "install-scripts" warnings (esbuild, vue-demi): npm 11
+// names every dependency whose install script allowScripts neither allows nor denies. Each one is
+// decided in package.json, so a fresh install prints none.
+describe('npm 11: every dependency install script is decided in allowScripts (issue 37 item 13)', () => {
+  it('no installed package has a preinstall, install or postinstall script that allowScripts leaves undecided', () => {
+    const decided = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as Manifest).allowScripts ?? {});
+    const covers = (name: string, version: string) => decided.some((key) => key === name || key === `${name}@${version}`);
+    const undecided = installedManifests('node_modules').flatMap(({ manifest }) => {
+      const scripts = Object.keys(manifest.scripts ?? {}).filter((s) => ['preinstall', 'install', 'postinstall'].includes(s));
+      if (!scripts.length || !manifest.name || covers(manifest.name, String(manifest.version))) return [];
+      return [`${manifest.name}@${manifest.version} (${scripts.join(', ')})`];
+    });
+    expect([...new Set(undecided)]).toEqual([]);
   });
 });
