@@ -1,8 +1,10 @@
 import { StrictMode, useEffect, useRef } from 'react';
 import { createRoot } from 'react-dom/client';
+import { useTranslation } from 'react-i18next';
 import { api, loadConfig } from './api';
 import { AppProvider, useApp } from './app';
 import { Link, Loading } from './components';
+import { startI18n } from './i18n';
 import { Accounts } from './pages/Accounts';
 import { AnnualReport } from './pages/AnnualReport';
 import { Changes } from './pages/Changes';
@@ -38,6 +40,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
  * in view), then who is signed in and Sign out; on a phone two rows (issue 6/7 findings 8, 11).
  */
 function Header({ email, route }: { email: string; route: string }) {
+  const { t } = useTranslation();
   const { refresh, navigate } = useApp();
   const nav = useRef<HTMLElement>(null);
   useEffect(() => {
@@ -61,26 +64,26 @@ function Header({ email, route }: { email: string; route: string }) {
   return (
     <header>
       <a href="#main" className="skip-link" onClick={skip}>
-        Skip to the page
+        {t('nav.skip')}
       </a>
-      <nav aria-label="Main" ref={nav}>
+      <nav aria-label={t('nav.main')} ref={nav}>
         <Link to="/" className="brand">
-          Ledger
+          {t('nav.home')}
         </Link>
-        <Link to="/transactions">Transactions</Link>
-        <Link to="/import">Import</Link>
-        <Link to="/accounts">Accounts</Link>
-        <Link to="/reports">Reports</Link>
-        <Link to="/schedules">Schedules</Link>
-        <Link to="/history">History</Link>
-        <Link to="/settings">Settings</Link>
+        <Link to="/transactions">{t('nav.transactions')}</Link>
+        <Link to="/import">{t('nav.import')}</Link>
+        <Link to="/accounts">{t('nav.accounts')}</Link>
+        <Link to="/reports">{t('nav.reports')}</Link>
+        <Link to="/schedules">{t('nav.schedules')}</Link>
+        <Link to="/history">{t('nav.history')}</Link>
+        <Link to="/settings">{t('nav.settings')}</Link>
       </nav>
       <div className="session">
         <span className="person" title={email}>
-          Signed in as {email}
+          {t('nav.signedInAs', { email })}
         </span>
         <button type="button" className="secondary" onClick={() => void signOut()}>
-          Sign out
+          {t('nav.signOut')}
         </button>
       </div>
     </header>
@@ -101,7 +104,7 @@ function Shell() {
   );
 }
 
-await loadConfig();
+await Promise.all([loadConfig(), startI18n()]);
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <AppProvider>{(loading) => (loading ? <Loading /> : <Shell />)}</AppProvider>

@@ -1,14 +1,20 @@
 /** Money as people read and type it; cents only inside (D9: cents are never typed by people). */
 
 import { addDays, FIRST_DATE, LAST_DATE } from '../book/occurrences';
+import { currentLanguage, locale, onLanguageChanged } from './i18n';
 
 /** D20: the book's currency until the settings say otherwise (the API's default). */
 export const DEFAULT_CURRENCY = 'EUR';
 
+let bookCurrency = DEFAULT_CURRENCY;
 let currencyFormatter = currencyFormatOf(DEFAULT_CURRENCY);
+// D29: figures follow the chosen language's conventions, from the moment it is chosen.
+onLanguageChanged(() => {
+  currencyFormatter = currencyFormatOf(bookCurrency);
+});
 
 function currencyFormatOf(currency: string): Intl.NumberFormat {
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return new Intl.NumberFormat(locale(), { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
 /**
@@ -17,6 +23,7 @@ function currencyFormatOf(currency: string): Intl.NumberFormat {
  * parameter threaded through the pages.
  */
 export function setBookCurrency(currency: string): void {
+  bookCurrency = currency;
   currencyFormatter = currencyFormatOf(currency);
 }
 
@@ -30,7 +37,7 @@ export function formatCents(cents: number): string {
  * currency ("1,234.56" in en), so that the field reads it back as it is.
  */
 export function formatAmount(cents: number): string {
-  return formatCentsIn(cents, undefined);
+  return formatCentsIn(cents, locale());
 }
 
 /**
@@ -38,7 +45,7 @@ export function formatAmount(cents: number): string {
  * as the browser knows them, each with its name in the person's language.
  */
 export function bookCurrencies(): { code: string; name: string }[] {
-  const names = new Intl.DisplayNames(undefined, { type: 'currency' });
+  const names = new Intl.DisplayNames(locale(), { type: 'currency' });
   return Intl.supportedValuesOf('currency')
     .filter((code) => new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits === 2)
     .map((code) => ({ code, name: names.of(code) ?? code }));
@@ -70,7 +77,7 @@ export function readAmount(input: string, options: { signed?: boolean; locale?: 
   const negative = /^[-\u2212]/.test(typed);
   if (negative && !options.signed) return { error: `Enter the amount without a minus sign (“${typed}”): the kind of transaction says which way the money goes.` };
   const body = negative ? typed.slice(1).trim() : typed;
-  const cents = readUnsigned(body, options.locale);
+  const cents = readUnsigned(body, options.locale ?? locale());
   if ('error' in cents) return cents;
   if (cents.cents > AMOUNT_MAX_CENTS) return { error: `“${typed}” is more than Ledger keeps in one amount.` };
   return { cents: negative ? -cents.cents : cents.cents };
@@ -129,7 +136,8 @@ export function utcDay(isoDate: string): Date {
 }
 
 export function formatDate(isoDate: string): string {
-  return utcDay(isoDate).toLocaleDateString(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
+  // D29: "Mar 3, 2026" in English, "3. März 2026" in German (as German readers write a date in words).
+  return utcDay(isoDate).toLocaleDateString(locale(), { timeZone: 'UTC', dateStyle: currentLanguage() === 'de' ? 'long' : 'medium' });
 }
 
 /**
