@@ -233,6 +233,51 @@ describeEachDatabase('bank statements in (D16)', (h) => {
     expect(bodies.map((b) => b.created.length).sort()).toEqual([0, 2]);
   });
 
+  it('issue 37 item 5 (D16 statement balances, csv.balance_column): a Sparkasse-style CSV newest first (a preamble, ";", 1.234,56, "Saldo") opens before its oldest line and closes on its newest, in natural sign for a bank and a card; it agrees and reconciles', async () => {
+    for (const [name, kind] of [['Sparkasse Giro', 'asset'], ['Visa card', 'liability'], ['Opening balances', 'equity']] as const) {
+      ids[name] = (await json(await api('POST', '/accounts', { name, kind }))).id;
+    }
+    const opening = async (account: string, on: string, cents: number) =>
+      expect((await api('POST', '/transactions', { occurred_on: on, description: 'Opening balance', entries: [{ account_id: ids[account], amount_cents: cents }, { account_id: ids['Opening balances'], amount_cents: -cents }] })).status).toBe(201);
+    const giro = [
+      '"Umsätze Girokonto";"Zeitraum: 01.10.2026 - 31.10.2026"',
+      '"Kontonummer";"DE02 1203 0000 0000 2020 51"',
+      '',
+      '"Buchungstag";"Valutadatum";"Buchungstext";"Verwendungszweck";"Beguenstigter/Zahlungspflichtiger";"Betrag";"Saldo"',
+      // Newest first; two lines on the newest day and two on the oldest, each in the file's (reversed) order.
+      '"31.10.2026";"31.10.2026";"ENTGELTABSCHLUSS";"Kontoführung Oktober";"";"-7,50";"1.227,06"',
+      '"31.10.2026";"31.10.2026";"GUTSCHRIFT";"Mitgliedsbeitrag 2026";"Anna Schmidt";"60,00";"1.234,56"',
+      '"15.10.2026";"14.10.2026";"LASTSCHRIFT";"Hallenmiete Oktober";"Stadt Beispiel";"-500,00";"1.174,56"',
+      '"01.10.2026";"01.10.2026";"KARTENZAHLUNG";"Trikots";"Sportshop";"-25,44";"1.674,56"',
+      '"01.10.2026";"01.10.2026";"GUTSCHRIFT";"Spende";"Ben Beispiel";"100,00";"1.700,00"',
+    ].join('\r\n');
+    const csv = { date_column: 'Buchungstag', description_column: ['Beguenstigter/Zahlungspflichtiger', 'Verwendungszweck'], amount_column: 'Betrag', balance_column: 'Saldo', decimal: ',', skip_rows: 3 };
+    await opening('Sparkasse Giro', '2026-09-30', 160000);
+    const body = request(giro, 'Sparkasse Giro', { csv });
+    const preview = await json(await api('POST', '/imports/preview', body));
+    expect(preview.errors).toEqual([]);
+    expect(preview).toMatchObject({
+      date_format: 'DD.MM.YYYY',
+      statement: { opening: { on: '2026-10-01', amount_cents: 160000 }, closing: { on: '2026-10-31', amount_cents: 122706 } },
+      book_closing_cents: 122706,
+      agrees: true,
+    });
+    expect((await api('POST', '/imports', body)).status).toBe(201);
+    const reconciled = await api('POST', `/accounts/${ids['Sparkasse Giro']}/reconciliations`, { statement_date: '2026-10-31', statement_balance_cents: 122706 });
+    expect(reconciled.status, JSON.stringify(await reconciled.clone().json())).toBe(201);
+
+    // A card's statement: the bank states the debt negative; the answer says it as owed (D6).
+    const card = ['"Datum";"Beschreibung";"Betrag";"Saldo"', '"28.11.2026";"Zahlung, danke";"200,00";"-509,59"', '"20.11.2026";"Hotel Beispiel";"-450,00";"-709,59"', '"05.11.2026";"Tankstelle";"-59,59";"-259,59"'].join('\n');
+    await opening('Visa card', '2026-11-01', -20000);
+    const cardBody = request(card, 'Visa card', { csv: { date_column: 'Datum', description_column: 'Beschreibung', amount_column: 'Betrag', balance_column: 'Saldo', decimal: ',' } });
+    expect(await json(await api('POST', '/imports/preview', cardBody))).toMatchObject({
+      errors: [],
+      statement: { opening: { on: '2026-11-05', amount_cents: 20000 }, closing: { on: '2026-11-28', amount_cents: 50959 } },
+      book_closing_cents: 50959,
+      agrees: true,
+    });
+  });
+
   it('5,000 lines are imported in one go, each with its record', async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => `2025-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')},Line ${i},${i % 2 ? '' : '-'}${(i % 900) + 1}.${String(i % 100).padStart(2, '0')}`);
     const before = await count('changes');

@@ -440,6 +440,74 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in chromiu
     await expect.poll(() => page.locator('.result[role="status"]').getByRole('paragraph').first().textContent()).toBe('Imported 2 transactions; 1 was already there.');
   });
 
+  it('issue 37 item 5 (D16 csv.balance_column, D20): a Sparkasse CSV (Windows-1252, a preamble, ";", 1.234,56, newest first) has its "Saldo" found; the preview says the balances and "✓ agrees"; import and reconcile at the closing balance; the mapping remembers the balance column', async () => {
+    const ids = await page.evaluate(async (origin) => {
+      const post = async (path: string, body: unknown) =>
+        (await (await fetch(`${origin}${path}`, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { id: number };
+      const giro = (await post('/accounts', { name: 'Sparkasse Giro', kind: 'asset' })).id;
+      const accounts = (await (await fetch(`${origin}/accounts`, { credentials: 'include' })).json()) as { id: number; name: string }[];
+      const opening = accounts.find((a) => a.name === 'Opening balances')!.id;
+      await post('/transactions', { occurred_on: '2026-09-30', description: 'Opening balance', entries: [{ account_id: giro, amount_cents: 160000 }, { account_id: opening, amount_cents: -160000 }] });
+      return { giro };
+    }, api);
+    // As the Sparkasse writes it: Windows-1252 ("Umsätze", "Kontoführung"), CRLF, newest line first.
+    const sparkasse = Buffer.from(
+      [
+        '"Umsätze Girokonto";"Zeitraum: 01.10.2026 - 31.10.2026"',
+        '"Kontonummer";"DE02 1203 0000 0000 2020 51"',
+        '',
+        '"Buchungstag";"Valutadatum";"Buchungstext";"Verwendungszweck";"Beguenstigter/Zahlungspflichtiger";"Betrag";"Saldo"',
+        '"31.10.2026";"31.10.2026";"ENTGELTABSCHLUSS";"Kontoführung Oktober";"";"-7,50";"1.227,06"',
+        '"31.10.2026";"31.10.2026";"GUTSCHRIFT";"Mitgliedsbeitrag 2026";"Anna Schmidt";"60,00";"1.234,56"',
+        '"15.10.2026";"14.10.2026";"LASTSCHRIFT";"Hallenmiete Oktober";"Stadt Beispiel";"-500,00";"1.174,56"',
+        '"01.10.2026";"01.10.2026";"KARTENZAHLUNG";"Trikots";"Sportshop";"-25,44";"1.674,56"',
+        '"01.10.2026";"01.10.2026";"GUTSCHRIFT";"Spende";"Ben Beispiel";"100,00";"1.700,00"',
+      ].join('\r\n') + '\r\n',
+      'latin1',
+    );
+    const file = { name: 'Umsaetze_DE02120300000000202051_2026.10.31.csv', mimeType: 'text/csv', buffer: sparkasse };
+    await openImport();
+    await choose('Account of the statement', 'Sparkasse Giro');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await readFile(file);
+    expect(await field('Rows to skip before the header').inputValue()).toBe('3');
+    expect(await field('Balance column (optional)').inputValue()).toBe('Saldo');
+    await page.getByRole('button', { name: 'Describe each line by Beguenstigter/Zahlungspflichtiger and Verwendungszweck' }).click();
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('5 new, 0 already imported, 0 errors');
+    expect((await previewRow('Kontoführung Oktober')).slice(1, 5)).toEqual(['Oct 31, 2026', 'Kontoführung Oktober', '', '€7.50']);
+    const check = page.locator('.balance-check');
+    expect(await check.textContent()).toBe('The bank says €1,227.06 on Oct 31, 2026; after this import the book says €1,227.06 ✓ agrees (the statement opened at €1,600.00 on Oct 1, 2026)');
+    await shot('import-csv-balance-agrees');
+    await page.getByRole('button', { name: 'Import and reconcile' }).click();
+    const result = page.locator('.result[role="status"]');
+    await expect.poll(() => result.textContent()).toContain('Sparkasse Giro is reconciled through Oct 31, 2026.');
+    expect(await result.getByRole('paragraph').first().textContent()).toBe('Imported 5 transactions.');
+    const state = await page.evaluate(async ([origin, id]) => (await fetch(`${origin}/accounts/${id}/reconciliation?as_of=2026-10-31`, { credentials: 'include' })).json(), [api, ids.giro] as const);
+    expect(state).toMatchObject({ last: { statement_date: '2026-10-31', statement_balance_cents: 122706 }, reconciled_balance_cents: 122706, unreconciled: [] });
+
+    // The mapping this browser remembers for the account includes the balance column.
+    const remembered = await page.evaluate((id) => JSON.parse(localStorage.getItem(`ledger.import.csv.${id}`) ?? 'null') as { balance?: string }, ids.giro);
+    expect(remembered?.balance).toBe('Saldo');
+    await openImport();
+    await choose('Account of the statement', 'Sparkasse Giro');
+    await readFile(file);
+    expect(await field('Balance column (optional)').inputValue()).toBe('Saldo');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('0 new, 5 already imported, 0 errors');
+    expect(await check.textContent()).toMatch(/^The bank says €1,227\.06 on Oct 31, 2026; after this import the book says €1,227\.06 ✓ agrees/);
+  });
+
+  it('issue 37 item 13 (D16, D6): a card statement\'s balance is said as what is owed, by the card company', async () => {
+    await openImport();
+    await choose('Account of the statement', 'Credit card');
+    await choose('Account for lines no rule matches', 'Unsorted');
+    await readFile(path.join(FIXTURES, 'ofx-2-xml.ofx'));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(summary).toBe('3 new, 0 already imported, 0 errors');
+    expect(await page.locator('.balance-check').textContent()).toBe('The card company says we owe €79.40 on Feb 28, 2026; after this import the book says we owe €79.40 ✓ agrees');
+  });
+
   it('ran without server faults or Content-Security-Policy violations', () => {
     expect(session.faults, 'server faults during the browser session').toEqual([]);
     expect(session.violations, 'CSP violations').toEqual([]);

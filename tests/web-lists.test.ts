@@ -387,3 +387,51 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
     await page.setViewportSize({ width: 1100, height: 900 });
   });
 });
+
+describe.skipIf(missing !== null && !STRICT_BROWSER)('the printed list tells an opening balance as one (issue 37 item 7, D6, D12)', () => {
+  let book: Awaited<ReturnType<typeof openBook>>;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`the browser test cannot run: ${missing}`);
+    book = await openBook('en-US');
+    page = book.page;
+    for (const [name, kind] of [['Visa card', 'liability'], ['Opening balances', 'equity']] as const) {
+      const res = await book.call('POST', '/accounts', { name, kind });
+      expect(res.status).toBe(201);
+      book.ids[name] = res.body.id;
+    }
+    // Openings as the Accounts page books them: the card's debt and the bank's money against equity.
+    await book.pay('Opening balance', 120433, `${LAST_YEAR}-05-01`, 'Visa card', 'Opening balances');
+    await book.pay('Opening balance', 254815, `${LAST_YEAR}-05-01`, 'Opening balances', 'Sparkasse');
+    await book.pay('Bäckerei Müller', 9490, `${LAST_YEAR}-05-10`, 'Sparkasse', 'Groceries');
+    await book.pay('Dues Anna', 3000, `${LAST_YEAR}-05-12`, 'Dues', 'Cash box');
+  }, 120_000);
+  afterAll(() => book?.s.close());
+
+  it('issue 37 item 7: "Opening balance: we owe €1,204.33 on Visa card", never "Money out"; openings are left out of money in and out and counted on a line of their own', async () => {
+    await book.go('Transactions', 'Transactions');
+    await page.getByLabel('From', { exact: true }).fill(`${LAST_YEAR}-05-01`);
+    await page.getByLabel('To', { exact: true }).fill(`${LAST_YEAR}-05-31`);
+    await expect.poll(() => page.getByRole('table', { name: 'Recorded transactions' }).locator('tbody tr').count()).toBe(4);
+    await page.evaluate(() => {
+      window.print = () => document.body.setAttribute('data-printed', String(document.querySelectorAll('.printed-list tbody tr').length));
+    });
+    await page.getByRole('button', { name: 'Print the list' }).click();
+    await expect.poll(() => page.locator('body').getAttribute('data-printed')).not.toBeNull();
+    await page.emulateMedia({ media: 'print' });
+    try {
+      const printed = page.getByRole('region', { name: 'Printed list' });
+      const rows = await printed.locator('tbody').first().locator('tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent)));
+      const opening = rows.filter((cells) => cells[1] === 'Opening balance').map((cells) => cells.slice(2));
+      expect(opening.sort()).toEqual([
+        ['Opening balance: we owe €1,204.33 on Visa card', '€1,204.33'],
+        ['Opening balance: €2,548.15 in Sparkasse', '€2,548.15'],
+      ]);
+      expect(await printed.locator('tr.total').allTextContents()).toEqual(['4 transactions: Money in€30.00', 'Money out€94.90', 'Moved€0.00', 'Opening balances: 2']);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'transactions-print-openings.png'), fullPage: true });
+    } finally {
+      await page.emulateMedia({ media: null });
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import type { StatementRequest } from '../api';
 import { DATE_FORMAT_AUTO, DATE_FORMATS as FORMATS_LISTED } from '../../book/imports/date-formats';
 import { Scroll } from '../components';
+import { t } from '../i18n';
 
 // D16: how a bank's CSV file maps to statement lines: which column holds what, how dates and
 // amounts are written. Remembered per statement account in this browser (localStorage), since
@@ -24,6 +25,8 @@ export interface CsvMapping {
   amount: string;
   debit: string;
   credit: string;
+  /** D16 `csv.balance_column`: the column of the balance after each line; '' for none. */
+  balance: string;
   dateFormat: DateFormat;
   decimal: '.' | ',';
   /** The header row (or first row) of the file the mapping was made for: it applies only to files that start alike. */
@@ -41,17 +44,19 @@ const BLANK: CsvMapping = {
   amount: '',
   debit: '',
   credit: '',
+  balance: '',
   dateFormat: DATE_FORMAT_AUTO,
   decimal: '.',
 };
 
 /** D16: the file's own dates decide ("auto"), or one of the formats. */
 const DATE_FORMATS: DateFormat[] = [DATE_FORMAT_AUTO, ...FORMATS_LISTED];
-const dateFormatLabel = (f: DateFormat) => (f === DATE_FORMAT_AUTO ? 'Detect from the file' : f);
+const dateFormatLabel = (f: DateFormat) => (f === DATE_FORMAT_AUTO ? t('import.csv.detectDateFormat') : f);
+/** The separators offered, each with the key of its name (worded when shown). */
 const DELIMITERS: { value: Delimiter; label: string }[] = [
-  { value: ';', label: 'Semicolon ;' },
-  { value: ',', label: 'Comma ,' },
-  { value: '\t', label: 'Tab' },
+  { value: ';', label: 'import.csv.semicolon' },
+  { value: ',', label: 'import.csv.comma' },
+  { value: '\t', label: 'import.csv.tab' },
 ];
 
 const mappingKey = (accountId: string) => `ledger.import.csv.${accountId}`;
@@ -70,22 +75,34 @@ export function rememberedMapping(accountId: string, text: string | null = null)
   const mapping = storedMapping(accountId);
   if (!mapping || text === null || !mapping.headerRow) return mapping;
   const row = headerRowOf(text, mapping);
-  return row.length === mapping.headerRow.length && row.every((cell, i) => cell === mapping.headerRow![i]) ? mapping : null;
+  if (row.length !== mapping.headerRow.length || !row.every((cell, i) => cell === mapping.headerRow![i])) return null;
+  // A mapping remembered before the balance column was offered has none: the file's own is found.
+  return 'balance' in (storedRaw(accountId) ?? {}) ? mapping : { ...mapping, balance: balanceColumnOf(sampleOf(text, mapping).columns, mapping) };
 }
 
 /** Whether this browser remembers a mapping for the account at all (to say why it is not used). */
 export const hasRememberedMapping = (accountId: string) => storedMapping(accountId) !== null;
 
-function storedMapping(accountId: string): CsvMapping | null {
+function storedRaw(accountId: string): Partial<CsvMapping> | null {
   try {
     const stored = JSON.parse(localStorage.getItem(mappingKey(accountId)) ?? 'null') as Partial<CsvMapping> | null;
-    if (!stored || typeof stored !== 'object') return null;
+    return stored && typeof stored === 'object' ? stored : null;
+  } catch {
+    return null;
+  }
+}
+
+function storedMapping(accountId: string): CsvMapping | null {
+  try {
+    const stored = storedRaw(accountId);
+    if (!stored) return null;
     const mapping = { ...BLANK, ...stored };
     const fits =
       ['auto', ...DELIMITERS.map((d) => d.value)].includes(mapping.delimiter) &&
       DATE_FORMATS.includes(mapping.dateFormat) &&
       ['.', ','].includes(mapping.decimal) &&
       ['one', 'two'].includes(mapping.amounts) &&
+      typeof mapping.balance === 'string' &&
       Number.isInteger(mapping.skipRows);
     return fits ? mapping : null;
   } catch {
@@ -109,6 +126,7 @@ export function csvOptions(m: CsvMapping): CsvOptions {
     decimal: m.decimal,
     header: m.header,
     skip_rows: m.skipRows,
+    ...(m.balance === '' ? {} : { balance_column: column(m.balance) }),
     ...(m.delimiter === 'auto' ? {} : { delimiter: m.delimiter }),
   };
 }
@@ -186,7 +204,7 @@ function sampleOf(text: string, m: CsvMapping): Sample {
   const names = m.header ? (rows[0] ?? []) : [];
   const width = Math.max(0, ...rows.map((r) => r.length));
   const columns = Array.from({ length: width }, (_, i) =>
-    m.header ? { value: names[i] ?? '', label: names[i] ?? '' } : { value: String(i), label: `Column ${i + 1}` },
+    m.header ? { value: names[i] ?? '', label: names[i] ?? '' } : { value: String(i), label: t('import.csv.column', { number: i + 1 }) },
   ).filter((c) => c.value !== '');
   return { delimiter, columns, rows: (m.header ? rows.slice(1) : rows).slice(0, 5) };
 }
@@ -208,14 +226,32 @@ export function guessMapping(text: string): CsvMapping {
   // The date format is left to the file's dates (D16 auto): the API asks when they fit several.
   const amount = find(/amount|betrag|umsatz/i);
   const [debit, credit] = [find(/debit|paid out|withdrawal|soll|ausgang/i), find(/credit|paid in|deposit|haben|eingang/i)];
+  const description = find(/desc|text|payee|memo|verwendungszweck|details|name/i);
   return {
     ...m,
     date,
-    description: find(/desc|text|payee|memo|verwendungszweck|details|name/i),
+    description,
     ...(amount === '' && debit !== '' && credit !== '' ? { amounts: 'two' as const, debit, credit } : { amount }),
+    balance: balanceColumnOf(columns, { date, description, amount, debit, credit }),
     dateFormat: DATE_FORMAT_AUTO,
     decimal: delimiter === ';' || /^\d{1,2}\.\d{1,2}\.\d{4}$/.test(firstDate.trim()) ? ',' : '.',
   };
+}
+
+/** A header as it is compared: lower case, accents gone ("Kontostand (EUR)", "SALDO" and "saldo" alike). */
+const folded = (label: string) => label.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** The names banks give the balance after each line (D16 statement balances). */
+const BALANCE_HEADER = /\b(saldo|kontostand|running balance|balance)\b/;
+
+/**
+ * D16 `csv.balance_column`, found by its header (Saldo, Kontostand, Balance, Running balance), never
+ * a column already chosen for something else; '' when there is none (or no header row to tell by).
+ */
+function balanceColumnOf(columns: Sample['columns'], taken: Pick<CsvMapping, 'date' | 'description' | 'amount' | 'debit' | 'credit'> & { header?: boolean }): string {
+  if (taken.header === false) return '';
+  const used = new Set([taken.date, taken.description, taken.amount, taken.debit, taken.credit]);
+  return columns.find((c) => !used.has(c.value) && BALANCE_HEADER.test(folded(c.label)))?.value ?? '';
 }
 
 function ColumnSelect({ label, value, columns, onChange }: { label: string; value: string; columns: Sample['columns']; onChange(v: string): void }) {
@@ -223,7 +259,7 @@ function ColumnSelect({ label, value, columns, onChange }: { label: string; valu
     <label>
       {label}
       <select required value={columns.some((c) => c.value === value) ? value : ''} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Choose…</option>
+        <option value="">{t('import.csv.choose')}</option>
         {columns.map((c) => (
           <option key={c.value} value={c.value}>
             {c.label}
@@ -237,13 +273,13 @@ function ColumnSelect({ label, value, columns, onChange }: { label: string; valu
 function SampleTable({ sample, header }: { sample: Sample; header: boolean }) {
   const width = Math.max(sample.columns.length, ...sample.rows.map((r) => r.length));
   return (
-    <Scroll label="First rows of the file">
-      <table aria-label="First rows of the file" className="sample">
+    <Scroll label={t('import.csv.sample')}>
+      <table aria-label={t('import.csv.sample')} className="sample">
         <thead>
           <tr>
             {Array.from({ length: width }, (_, i) => (
               <th key={i} scope="col">
-                {header ? (sample.columns[i]?.label ?? '') : `Column ${i + 1}`}
+                {header ? (sample.columns[i]?.label ?? '') : t('import.csv.column', { number: i + 1 })}
               </th>
             ))}
           </tr>
@@ -274,7 +310,7 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       if (header) return names[Number(c)] ?? '';
       return names.includes(c) ? String(names.indexOf(c)) : '';
     };
-    const { date, description, descriptionMore, amount, debit, credit } = mapping;
+    const { date, description, descriptionMore, amount, debit, credit, balance } = mapping;
     onChange({
       ...mapping,
       header,
@@ -284,48 +320,48 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       amount: convert(amount),
       debit: convert(debit),
       credit: convert(credit),
+      balance: convert(balance),
     });
   };
   // D16: a bank that splits who paid (payee) from what for (purpose) reads best with both.
   const payee = sample.columns.find((c) => /auftraggeber|empf(ä|ae)nger|beg(ü|ue)nstigter|payee|counterparty|^name$/i.test(c.label));
   const purpose = sample.columns.find((c) => /verwendungszweck|purpose|memo|reference|details/i.test(c.label));
   const offerJoin = payee && purpose && !(mapping.description === payee.value && mapping.descriptionMore === purpose.value);
-  const delimiterName = DELIMITERS.find((d) => d.value === sample.delimiter)?.label ?? `“${sample.delimiter}”`;
+  const known = DELIMITERS.find((d) => d.value === sample.delimiter);
+  const delimiterName = known ? t(known.label) : t('import.csv.otherSeparator', { separator: sample.delimiter });
   return (
     <fieldset className="stack csv-mapping">
-      <legend>Columns of the CSV file</legend>
-      <p className="muted small">
-        These choices are remembered for {accountName || 'the statement’s account'} in this browser and filled in next time.
-      </p>
+      <legend>{t('import.csv.legend')}</legend>
+      <p className="muted small">{accountName ? t('import.csv.remembered', { account: accountName }) : t('import.csv.rememberedForStatementAccount')}</p>
       <div className="row">
         <label>
-          Rows to skip before the header
+          {t('import.csv.skipRows')}
           <input type="number" min={0} max={100} value={mapping.skipRows} onChange={(e) => set({ skipRows: Math.max(0, Math.trunc(Number(e.target.value) || 0)) })} />
         </label>
         <label>
-          Separator
+          {t('import.csv.separator')}
           <select value={mapping.delimiter} onChange={(e) => set({ delimiter: e.target.value as Delimiter })}>
-            <option value="auto">Detect ({delimiterName})</option>
+            <option value="auto">{t('import.csv.detectSeparator', { separator: delimiterName })}</option>
             {DELIMITERS.map((d) => (
-              <option key={d.label} value={d.value}>
-                {d.label}
+              <option key={d.value} value={d.value}>
+                {t(d.label)}
               </option>
             ))}
           </select>
         </label>
         <label className="check">
           <input type="checkbox" checked={mapping.header} onChange={(e) => toggleHeader(e.target.checked)} />
-          The first row names the columns
+          {t('import.csv.header')}
         </label>
       </div>
       <SampleTable sample={sample} header={mapping.header} />
       <div className="row">
-        <ColumnSelect label="Date column" value={mapping.date} columns={sample.columns} onChange={(date) => set({ date })} />
-        <ColumnSelect label="Description column" value={mapping.description} columns={sample.columns} onChange={(description) => set({ description })} />
+        <ColumnSelect label={t('import.csv.dateColumn')} value={mapping.date} columns={sample.columns} onChange={(date) => set({ date })} />
+        <ColumnSelect label={t('import.csv.descriptionColumn')} value={mapping.description} columns={sample.columns} onChange={(description) => set({ description })} />
         <label>
-          Joined with the column
+          {t('import.csv.joinedWith')}
           <select value={sample.columns.some((c) => c.value === mapping.descriptionMore) ? mapping.descriptionMore : ''} onChange={(e) => set({ descriptionMore: e.target.value })}>
-            <option value="">None</option>
+            <option value="">{t('import.csv.none')}</option>
             {sample.columns.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
@@ -337,34 +373,48 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       {offerJoin && (
         <p className="small">
           <button type="button" onClick={() => set({ description: payee.value, descriptionMore: purpose.value })}>
-            Describe each line by {payee.label} and {purpose.label}
+            {t('import.csv.describeBy', { payee: payee.label, purpose: purpose.label })}
           </button>
         </p>
       )}
       <fieldset>
-        <legend>Amounts</legend>
+        <legend>{t('import.csv.amounts')}</legend>
         <label className="mode">
           <input type="radio" name="amounts" checked={mapping.amounts === 'one'} onChange={() => set({ amounts: 'one' })} />
-          One column (money out negative)
+          {t('import.csv.oneColumn')}
         </label>
         <label className="mode">
           <input type="radio" name="amounts" checked={mapping.amounts === 'two'} onChange={() => set({ amounts: 'two' })} />
-          Two columns: debit and credit
+          {t('import.csv.twoColumns')}
         </label>
         <div className="row">
           {mapping.amounts === 'one' ? (
-            <ColumnSelect label="Amount column" value={mapping.amount} columns={sample.columns} onChange={(amount) => set({ amount })} />
+            <ColumnSelect label={t('import.csv.amountColumn')} value={mapping.amount} columns={sample.columns} onChange={(amount) => set({ amount })} />
           ) : (
             <>
-              <ColumnSelect label="Debit column (money out)" value={mapping.debit} columns={sample.columns} onChange={(debit) => set({ debit })} />
-              <ColumnSelect label="Credit column (money in)" value={mapping.credit} columns={sample.columns} onChange={(credit) => set({ credit })} />
+              <ColumnSelect label={t('import.csv.debitColumn')} value={mapping.debit} columns={sample.columns} onChange={(debit) => set({ debit })} />
+              <ColumnSelect label={t('import.csv.creditColumn')} value={mapping.credit} columns={sample.columns} onChange={(credit) => set({ credit })} />
             </>
           )}
         </div>
       </fieldset>
+      <div>
+        <label>
+          {t('import.csv.balanceColumn')}
+          <select value={sample.columns.some((c) => c.value === mapping.balance) ? mapping.balance : ''} onChange={(e) => set({ balance: e.target.value })}>
+            <option value="">{t('import.csv.none')}</option>
+            {sample.columns.map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p className="muted small">{t('import.csv.balanceHint')}</p>
+      </div>
       <div className="row">
         <label>
-          Date format
+          {t('import.csv.dateFormat')}
           <select value={mapping.dateFormat} onChange={(e) => set({ dateFormat: e.target.value as DateFormat })}>
             {DATE_FORMATS.map((f) => (
               <option key={f} value={f}>
@@ -374,10 +424,10 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
           </select>
         </label>
         <label>
-          Decimal mark
+          {t('import.csv.decimal')}
           <select value={mapping.decimal} onChange={(e) => set({ decimal: e.target.value as '.' | ',' })}>
-            <option value=".">Point (1234.56)</option>
-            <option value=",">Comma (1234,56)</option>
+            <option value=".">{t('import.csv.point')}</option>
+            <option value=",">{t('import.csv.decimalComma')}</option>
           </select>
         </label>
       </div>

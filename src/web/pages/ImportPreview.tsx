@@ -1,13 +1,22 @@
 import { useEffect, useState } from 'react';
-import { api, type Account, type ImportLineError, type ImportPreview as Preview, type ImportRule, type Reconciliation, type Transaction } from '../api';
+import { useTranslation } from 'react-i18next';
+import { api, type Account, type BookStyle, type ImportLineError, type ImportPreview as Preview, type ImportRule, type Reconciliation, type Transaction } from '../api';
+import { useApp } from '../app';
+import { isCard } from '../../book/debt-words';
 import { isCreditNormal } from '../../book/rules';
 import { Money, Scroll, TableHead } from '../components';
+import { t } from '../i18n';
 import { formatCents, formatDate } from '../money';
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-/** A line error as the API words it ("line 3: …"), its line named where the message does not. */
-const lineError = (e: ImportLineError) => (e.error.startsWith(`line ${e.line}`) ? e.error : `line ${e.line}: ${e.error}`);
+/**
+ * A line error, its line named in the page's words: the API's own "line 3: " is taken off its
+ * message (the API's words stay its contract's), any other message is shown as it comes.
+ */
+function lineError(e: ImportLineError): string {
+  const own = `line ${e.line}`;
+  if (e.error.startsWith(`${own}: `)) return t('import.preview.lineError', { line: e.line, error: e.error.slice(own.length + 2) });
+  return e.error.startsWith(own) ? e.error : t('import.preview.lineError', { line: e.line, error: e.error });
+}
 
 /** D16: why a statement cannot be booked, line by line. */
 export function LineErrors({ message, errors }: { message?: string; errors: ImportLineError[] }) {
@@ -33,9 +42,9 @@ export function LineErrors({ message, errors }: { message?: string; errors: Impo
 function notes(line: Preview['lines'][number], rules: ImportRule[], names: Map<number, string>, inReconciled: boolean): string {
   const out: string[] = [];
   const rule = rules.find((r) => r.id === line.rule_id);
-  if (rule) out.push(`rule: ${rule.pattern} → ${names.get(rule.account_id) ?? '?'}`);
-  if (line.duplicate_of !== null) out.push('already imported, left out');
-  if (inReconciled) out.push('⚠ in a period already reconciled');
+  if (rule) out.push(t('import.preview.notes.rule', { pattern: rule.pattern, account: names.get(rule.account_id) ?? '?' }));
+  if (line.duplicate_of !== null) out.push(t('import.preview.notes.duplicate'));
+  if (inReconciled) out.push(t('import.preview.notes.inReconciled'));
   return out.join('; ');
 }
 
@@ -67,8 +76,7 @@ function useReconciledThrough(accountId: number | undefined, needed: boolean): s
 
 /** The warning above the lines: how many would change a reconciled balance, and through when it is reconciled. */
 function reconciledWarning(count: number, through: string | null): string {
-  const lines = count === 1 ? '1 line falls' : `${count} lines fall`;
-  return `${lines} in a period already reconciled${through ? ` (through ${formatDate(through)})` : ''}: importing ${count === 1 ? 'it' : 'them'} changes a reconciled balance.`;
+  return through ? t('import.preview.reconciledThrough', { count, date: formatDate(through) }) : t('import.preview.reconciled', { count });
 }
 
 /** D16: the transactions typed by hand that lines match, fetched once each, for their descriptions. */
@@ -88,12 +96,44 @@ function useHandEntries(ids: number[]): Map<number, Transaction> {
   return found;
 }
 
+/** The hand entry a line matches, by its description and date (by its number until it is fetched). */
+function handEntryWords(entry: Transaction | undefined, id: number): string {
+  if (!entry) return t('import.preview.handEntry', { description: t('import.preview.transaction', { id }) });
+  return t('import.preview.handEntryDated', { description: entry.description, date: formatDate(entry.occurred_on) });
+}
+
+/** Who owes, now and when the statement opened, by book style (D12). */
+const OWES: Record<BookStyle, { now: string; then: string }> = {
+  personal: { now: 'import.preview.owes.personal.now', then: 'import.preview.owes.personal.then' },
+  club: { now: 'import.preview.owes.club.now', then: 'import.preview.owes.club.then' },
+};
+
 /**
- * D16 statement balances in words: what the bank says on the closing date beside what the book
- * will say after this import (the figures the API gives, with lines the person chose not to link
- * counted as the new transactions they then become), and whether they agree.
+ * A statement's balance in words (issue 37 item 13, D6 natural sign): money in a bank account as
+ * money; a card's or loan's as what is owed ("we owe €509.59"), or what is in credit.
  */
-function balanceCheck(preview: Preview, account: Account | undefined, unlinked: ReadonlySet<number>): { text: string; agrees: boolean } | null {
+function balanceWords(cents: number, account: Account | undefined, style: BookStyle, tense: 'now' | 'then' = 'now'): string {
+  if (account?.kind !== 'liability') return formatCents(cents);
+  return cents >= 0 ? t(OWES[style][tense], { amount: formatCents(cents) }) : t('import.preview.inCredit', { amount: formatCents(-cents) });
+}
+
+/** Who states the balance: a card's statement comes from the card company, anything else's from the bank. */
+const whoSays = (account: Account | undefined) => (account?.kind === 'liability' && isCard(account.name) ? 'import.preview.check.card' : 'import.preview.check.bank');
+
+/** Where the statement started, after the check: "(the statement opened at €2,500.00 on Feb 28, 2026)". */
+function openingWords(opening: NonNullable<Preview['statement']['opening']>, account: Account | undefined, style: BookStyle): string {
+  if (account?.kind !== 'liability') return ` ${t('import.preview.opening.money', { amount: formatCents(opening.amount_cents), date: formatDate(opening.on) })}`;
+  const balance = opening.amount_cents >= 0 ? balanceWords(opening.amount_cents, account, style, 'then') : t('import.preview.wasInCredit', { amount: formatCents(-opening.amount_cents) });
+  return ` ${t('import.preview.opening.debt', { date: formatDate(opening.on), balance })}`;
+}
+
+/**
+ * D16 statement balances in words: what the bank (or card company) says on the closing date beside
+ * what the book will say after this import (the figures the API gives, with lines the person chose
+ * not to link counted as the new transactions they then become), and whether they agree; a card's
+ * or loan's balance said as what is owed (issue 37 item 13).
+ */
+function balanceCheck(preview: Preview, account: Account | undefined, unlinked: ReadonlySet<number>, style: BookStyle): { text: string; agrees: boolean } | null {
   const closing = preview.statement.closing;
   if (!closing || preview.book_closing_cents === null) return null;
   const sign = account && isCreditNormal(account.kind) ? -1 : 1;
@@ -102,8 +142,11 @@ function balanceCheck(preview: Preview, account: Account | undefined, unlinked: 
     .reduce((sum, l) => sum + sign * l.amount_cents, 0);
   const book = preview.book_closing_cents + extra;
   const agrees = book === closing.amount_cents;
-  const said = `The bank says ${formatCents(closing.amount_cents)} on ${formatDate(closing.on)}; after this import the book says ${formatCents(book)}`;
-  return { text: agrees ? `${said} ✓ agrees` : `${said}: ${formatCents(Math.abs(closing.amount_cents - book))} apart`, agrees };
+  const said = t(whoSays(account), { balance: balanceWords(closing.amount_cents, account, style), date: formatDate(closing.on), book: balanceWords(book, account, style) });
+  return {
+    text: agrees ? t('import.preview.check.agrees', { check: said }) : t('import.preview.check.apart', { check: said, difference: formatCents(Math.abs(closing.amount_cents - book)) }),
+    agrees,
+  };
 }
 
 /**
@@ -134,24 +177,41 @@ export function ImportPreview({
   busy: boolean;
   onImport(reconcile: boolean): void;
 }) {
+  // The words follow the chosen language (the module's t is asked at each render).
+  useTranslation();
+  const { bookStyle } = useApp();
   const names = new Map(accounts.map((a) => [a.id, a.name]));
   const hand = useHandEntries(preview.lines.flatMap((l) => (l.match_of === null ? [] : [l.match_of])));
   const links = preview.lines.filter((l) => l.match_of !== null && !unlinked.has(l.line)).length;
   const fresh = preview.lines.filter((l) => l.duplicate_of === null).length - links;
   const known = preview.lines.filter((l) => l.duplicate_of !== null).length;
   const faults = preview.errors.length;
-  const summary = `${fresh} new, ${known} already imported, ${links > 0 ? `${links} already in the book, ` : ''}${plural(faults, 'error', 'errors')}`;
+  const counts = {
+    fresh: t('import.preview.fresh', { count: fresh }),
+    known: t('import.preview.known', { count: known }),
+    linked: t('import.preview.linked', { count: links }),
+    errors: t('import.preview.errors', { count: faults }),
+  };
+  const summary = links > 0 ? t('import.preview.summaryLinked', counts) : t('import.preview.summary', counts);
   const inReconciled = bookedInReconciled(preview, unlinked);
   const through = useReconciledThrough(account?.id, preview.lines.some((l) => l.reconciled_period));
-  const check = balanceCheck(preview, account, unlinked);
+  const check = balanceCheck(preview, account, unlinked, bookStyle);
   const opening = preview.statement.opening;
+  const toBook = { transactions: t('import.count.transactions', { count: fresh }), lines: t('import.count.lines', { count: links }) };
   const action =
-    fresh === 0 && links === 0
-      ? 'Nothing to import'
-      : `Import ${plural(fresh, 'transaction', 'transactions')}${links > 0 ? `, link ${plural(links, 'line', 'lines')}` : ''}`;
+    fresh === 0 && links === 0 ? t('import.preview.nothing') : links > 0 ? t('import.preview.importAndLink', toBook) : t('import.preview.import', toBook);
+  const column = {
+    line: t('import.preview.columns.line'),
+    date: t('import.preview.columns.date'),
+    description: t('import.preview.columns.description'),
+    moneyIn: t('import.preview.columns.moneyIn'),
+    moneyOut: t('import.preview.columns.moneyOut'),
+    bookedAgainst: t('import.preview.columns.bookedAgainst'),
+    note: t('import.preview.columns.note'),
+  };
   return (
     <section aria-labelledby="preview-heading">
-      <h2 id="preview-heading">Preview</h2>
+      <h2 id="preview-heading">{t('import.preview.heading')}</h2>
       <p role="status" className="summary">
         {summary}
       </p>
@@ -159,29 +219,31 @@ export function ImportPreview({
       <LineErrors errors={preview.errors} />
       {preview.lines.length > 0 && (
         <Scroll>
-          <table aria-label="Statement lines" className="preview">
-            <TableHead columns={['Line', 'Date', 'Description', 'Money in', 'Money out', 'Booked against', 'Note']} numeric={['Line', 'Money in', 'Money out']} />
+          <table aria-label={t('import.preview.table')} className="preview">
+            <TableHead
+              columns={[column.line, column.date, column.description, column.moneyIn, column.moneyOut, column.bookedAgainst, column.note]}
+              numeric={[column.line, column.moneyIn, column.moneyOut]}
+            />
             <tbody>
               {preview.lines.map((line) => (
                 <tr key={line.line} className={line.duplicate_of === null ? undefined : 'duplicate'}>
-                  <td className="num" data-label="Line">{line.line}</td>
+                  <td className="num" data-label={column.line}>{line.line}</td>
                   <td className="nowrap">{formatDate(line.occurred_on)}</td>
                   <td>{line.description}</td>
-                  <td className="num" data-label={line.amount_cents >= 0 ? 'Money in' : undefined}>{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
-                  <td className="num" data-label={line.amount_cents < 0 ? 'Money out' : undefined}>{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
-                  <td data-label="Booked against">{names.get(line.counter_account_id)}</td>
+                  <td className="num" data-label={line.amount_cents >= 0 ? column.moneyIn : undefined}>{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
+                  <td className="num" data-label={line.amount_cents < 0 ? column.moneyOut : undefined}>{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
+                  <td data-label={column.bookedAgainst}>{names.get(line.counter_account_id)}</td>
                   <td>
                     {notes(line, rules, names, inReconciled.has(line.line))}
                     {line.match_of !== null && (
                       <>
                         <label className="check">
                           <input type="checkbox" checked={!unlinked.has(line.line)} onChange={(e) => onLinkChange(line.line, e.target.checked)} />
-                          already in the book: link
+                          {t('import.preview.link')}
                         </label>
                         <span className="muted small">
                           {' '}
-                          typed by hand: {hand.get(line.match_of)?.description ?? `transaction ${line.match_of}`}
-                          {hand.get(line.match_of) && `, ${formatDate(hand.get(line.match_of)!.occurred_on)}`}
+                          {handEntryWords(hand.get(line.match_of), line.match_of)}
                         </span>
                       </>
                     )}
@@ -195,7 +257,7 @@ export function ImportPreview({
       {check && (
         <p className={check.agrees ? 'balance-check agrees' : 'balance-check differs'}>
           {check.text}
-          {opening && <span className="muted small"> (the statement opened at {formatCents(opening.amount_cents)} on {formatDate(opening.on)})</span>}
+          {opening && <span className="muted small">{openingWords(opening, account, bookStyle)}</span>}
         </p>
       )}
       <div className="row">
@@ -204,12 +266,12 @@ export function ImportPreview({
         </button>
         {check?.agrees && faults === 0 && (
           <button type="button" disabled={busy} onClick={() => onImport(true)}>
-            Import and reconcile
+            {t('import.preview.importAndReconcile')}
           </button>
         )}
       </div>
       {faults > 0 && (
-        <p className="muted small">Nothing is imported while a line cannot be booked: correct the file or the choices above, then preview again.</p>
+        <p className="muted small">{t('import.preview.faults')}</p>
       )}
     </section>
   );

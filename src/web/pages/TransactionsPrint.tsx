@@ -1,7 +1,8 @@
 import { apiPage, withQuery, type Account, type ListedTransaction } from '../api';
 import { useApp } from '../app';
 import { Money, TableHead } from '../components';
-import { formatDate } from '../money';
+import { formatCents, formatDate } from '../money';
+import { startingBalanceInWords, startingBalanceOf } from '../../book/debt-words';
 import { amountMoved, directionOf } from '../../book/rules';
 import type { BookStyle } from '../api';
 
@@ -43,13 +44,21 @@ export function periodOf({ from, to }: { from: string; to: string }): string {
 /**
  * The printed list: the book's name, the period (with the search and the account when there is
  * one), every transaction in the list's order, and the totals of money in, out and moved (D12
- * words), each a sum of what the transactions moved.
+ * words), each a sum of what the transactions moved. An opening balance (or a balance set later
+ * from the Accounts page) is told as such, as the Transactions list tells it, and is neither money
+ * in nor out: it is counted on a line of its own (issue 37 item 7).
  */
 export function PrintedList({ list, query, accounts, complete }: { list: ListedTransaction[]; query: ListQuery; accounts: Account[]; complete: boolean }) {
   const { bookStyle, words } = useApp();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   const totals = { in: 0, out: 0, move: 0, split: 0 };
-  for (const t of list) totals[directionOf(t.entries, kindOf)] += amountMoved(t.entries);
+  const starting = new Map(list.map((t) => [t.id, startingBalanceOf(t.entries, kindOf)]));
+  const settings = { 'Opening balance': 0, 'Balance set': 0 };
+  for (const t of list) {
+    const balance = starting.get(t.id);
+    if (balance) settings[startingBalanceInWords(bookStyle, balance, t.description, formatCents).lead as keyof typeof settings]++;
+    else totals[directionOf(t.entries, kindOf)] += amountMoved(t.entries);
+  }
   const account = accounts.find((a) => String(a.id) === query.account_id);
   const narrowed = [query.q && `matching “${query.q}”`, account && `on ${account.name}`].filter(Boolean).join(', ');
   return (
@@ -63,6 +72,22 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
         <TableHead columns={['Date', 'Description', 'What happened', 'Amount']} numeric={['Amount']} />
         <tbody>
           {list.map((t) => {
+            const balance = starting.get(t.id);
+            if (balance) {
+              const { lead, rest } = startingBalanceInWords(bookStyle, balance, t.description, formatCents);
+              return (
+                <tr key={t.id}>
+                  <td>{formatDate(t.occurred_on)}</td>
+                  <td>{t.description}</td>
+                  <td>
+                    {lead}: {rest}
+                  </td>
+                  <td className="num">
+                    <Money cents={Math.abs(balance.natural_cents)} />
+                  </td>
+                </tr>
+              );
+            }
             const direction = directionOf(t.entries, kindOf);
             const to = t.entries.find((e) => e.amount_cents > 0);
             const from = t.entries.find((e) => e.amount_cents < 0);
@@ -114,6 +139,20 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
               <td className="num">
                 <Money cents={totals.split} />
               </td>
+            </tr>
+          )}
+          {settings['Opening balance'] > 0 && (
+            <tr className="total">
+              <th scope="row" colSpan={4}>
+                Opening balances: {settings['Opening balance']}
+              </th>
+            </tr>
+          )}
+          {settings['Balance set'] > 0 && (
+            <tr className="total">
+              <th scope="row" colSpan={4}>
+                Balances set: {settings['Balance set']}
+              </th>
             </tr>
           )}
         </tbody>
