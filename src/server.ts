@@ -1,11 +1,11 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Config, ListenAddress } from './config';
 import { openPostgres, type Database } from './db/database';
-import { openEmbedded, type EmbeddedDatabase } from './db/embedded';
+import { openEmbedded, type EmbeddedDatabase, type ServeLockEvents } from './db/embedded';
 import { StartupError } from './errors';
 import { createApp } from './http/app';
 import { createWebApp } from './http/web-app';
-import type { Logger } from './log';
+import { describeFault, type Logger } from './log';
 import { recordServeOrigin } from './identity/serve-origin';
 import { hasAnyUser } from './identity/users';
 import { startBackgroundJobs } from './background';
@@ -26,10 +26,10 @@ interface OpenedStore {
   embedded?: EmbeddedDatabase;
 }
 
-async function openStore(config: Config): Promise<OpenedStore> {
+async function openStore(config: Config, lockEvents: ServeLockEvents): Promise<OpenedStore> {
   const target = config.database;
   if (target.kind === 'postgres') return { database: await openPostgres(target.url) };
-  const embedded = await openEmbedded(target.dir, 'serve');
+  const embedded = await openEmbedded(target.dir, 'serve', lockEvents);
   try {
     return { database: await openPostgres(embedded.url, { backend: 'embedded' }), embedded };
   } catch (error) {
@@ -52,6 +52,8 @@ export interface ServeOptions {
    * start the server beside their own HTTP clients keep the globals.
    */
   overrideGlobalObjects?: boolean;
+  /** Ends the process after the server stopped by itself (D2: its embedded database taken by another `serve`); process.exit by default. */
+  exit?: (code: number) => void;
 }
 
 function listen(
@@ -91,7 +93,12 @@ function closeServer(server: ServerType): Promise<void> {
 
 /** `ledger serve`: migrate, then serve the API on BIND_ADDR and the web app on WEB_BIND_ADDR. */
 export async function startServer(config: Config, log: Logger, options: ServeOptions = {}): Promise<RunningServer> {
-  const store = await openStore(config);
+  let lockTaken: (holder: string | undefined) => void = () => {};
+  const taken = new Promise<string | undefined>((resolve) => (lockTaken = resolve));
+  const store = await openStore(config, {
+    onRegained: (lostMs) => log.info('database.serve_lock_regained', { lost_ms: lostMs }),
+    onTaken: (holder) => lockTaken(holder),
+  });
   let listening: { server: ServerType; url: string } | undefined;
   let web: { server: ServerType; url: string } | undefined;
   let needsFirstUser: boolean;
@@ -118,5 +125,15 @@ export async function startServer(config: Config, log: Logger, options: ServeOpt
       await closeStore(store);
       log.info('stopped');
     })());
+  // Issue 36 item 2 (D2): the embedded cluster belongs to one `serve`. Ours lost its lock's session
+  // (a postmaster reset) and another `serve` took the lock before we had it again: two would now
+  // run one cluster, and the last to leave would stop it under the other. Stop, and exit non-zero
+  // so that the supervisor (systemd, podman) sees it and a person reads why.
+  void taken.then(async (holder) => {
+    const dir = config.database.kind === 'embedded' ? config.database.dir : null;
+    log.error('database.serve_lock_taken', { data_dir: dir, holder_pid: holder === undefined ? null : Number(holder), exit_code: 1 });
+    await stop().catch((error: unknown) => log.error('shutdown.fault', describeFault(error)));
+    (options.exit ?? ((code) => process.exit(code)))(1);
+  });
   return { url: api.url, webUrl: web?.url, needsFirstUser, stop };
 }

@@ -21,6 +21,7 @@ import {
 } from './cluster';
 import { openConnection } from './database';
 import { EMBEDDED_SERVE_LOCK as SERVE_LOCK_KEY, EMBEDDED_USE_LOCK as USE_LOCK_KEY } from './locks';
+import { SessionLock, type TakeResult } from './session-lock';
 
 export { freePort } from './cluster';
 
@@ -38,6 +39,10 @@ export { freePort } from './cluster';
  *   holds the use lock, shared, while it runs: it uses the running cluster or starts it. Whoever
  *   leaves last (no serve lock held, no use lock held) stops the cluster, holding both locks, so
  *   nothing can start using a cluster on its way down: a newcomer waits and starts it again.
+ * - A lock lives as long as its session. When the session ends under a running process (a
+ *   backend SIGKILLed, so the postmaster resets every session; one terminated), the lock is taken
+ *   again on a new session at once, retried while the cluster recovers (src/db/session-lock.ts).
+ *   A `serve` that finds another `serve` took it meanwhile is told (`onTaken`) and stops.
  * - After `kill -9` of `serve` the postmaster keeps running; the next start finds it with no
  *   `serve` lock held and takes it over. If the postmaster died too, PostgreSQL recovers by itself.
  * - As root the cluster runs as the system user `postgres` (PostgreSQL refuses root), which then
@@ -77,11 +82,19 @@ export interface EmbeddedDatabase {
 
 type Role = 'serve' | 'admin';
 
+/** What a `serve` is told of its lock after its session ended (issue 36 item 2). */
+export interface ServeLockEvents {
+  /** Held again, `lostMs` after its session ended. */
+  onRegained?(lostMs: number): void;
+  /** Another process (`holder`, its pid when it is a `serve`) took it meanwhile: this `serve` no longer owns the cluster. */
+  onTaken?(holder: string | undefined): void;
+}
+
 /**
  * Opens the embedded cluster in `dir` for `serve` (one at a time) or for an admin command (any
  * number, beside a `serve` or not): initialises it when new, starts it when not running.
  */
-export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDatabase> {
+export async function openEmbedded(dir: string, role: Role, events: ServeLockEvents = {}): Promise<EmbeddedDatabase> {
   const bin = await binaries();
   const user = clusterUser();
   if (madeInPlace(dir)) await initialiseInPlace(dir, bin, user);
@@ -90,7 +103,7 @@ export async function openEmbedded(dir: string, role: Role): Promise<EmbeddedDat
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await initialise(dir, bin, user);
   const ours = { started: false };
   try {
-    return await join(location, role, bin, user, ours);
+    return await join(location, role, bin, user, ours, events);
   } catch (error) {
     // Issue 25 item 15: a start that fails leaves no cluster running behind it, unless another
     // process uses it by now (a `serve` that joined while it was starting holds it: it stays).
@@ -245,9 +258,11 @@ async function join(
   bin: Binaries,
   user: ClusterUser | undefined,
   ours: { started: boolean },
+  events: ServeLockEvents,
 ): Promise<EmbeddedDatabase> {
   const { dir } = location;
   const deadline = Date.now() + TAKEOVER_WAIT_MS;
+  const lock = presenceLock(location, role, events);
   for (let attempt = 0; ; attempt++) {
     // A running cluster is simply joined (pg_ctl would take a tenth of a second to say it runs);
     // a postmaster.pid left by a crash fails to connect, and the next attempt starts the cluster.
@@ -256,7 +271,7 @@ async function join(
     const url = clusterUrl(location, DATABASE);
     let presence: postgres.Sql | undefined;
     try {
-      presence = openConnection(clusterUrl(location, 'postgres'), { connection: { application_name: `ledger ${role} ${process.pid}` } }, 'embedded');
+      presence = lock.openSession();
       if (role === 'admin') {
         // Waits while a last user holds both locks to stop the cluster.
         await presence`select pg_advisory_lock_shared(${USE_LOCK_KEY})`;
@@ -271,7 +286,8 @@ async function join(
       }
       // A new session, opened holding our lock: refused (57P03) if a shutdown began before we got it.
       await ensureDatabase(location);
-      return { url, release: leaveBy(presence, role, location, bin, user) };
+      lock.holdOn(presence);
+      return { url, release: leaveBy(lock, role, location, bin, user) };
     } catch (error) {
       await presence?.end({ timeout: 0 }).catch(() => {});
       // A cluster on its way down refuses sessions or ends ours: wait for it to go, then start it again.
@@ -284,10 +300,55 @@ async function join(
 
 /** The pid of the `serve` holding the serve lock, from its connection's application_name. */
 async function serveLockHolder(sql: postgres.Sql): Promise<string | undefined> {
+  return /^ledger serve (\d+)$/.exec((await serveLockHolderName(sql)) ?? '')?.[1];
+}
+
+/** The application_name of the session holding the serve lock, if one does. */
+async function serveLockHolderName(sql: postgres.Sql): Promise<string | undefined> {
   const [holder] = await sql`
     select a.application_name as name from pg_locks l join pg_stat_activity a on a.pid = l.pid
     where l.locktype = 'advisory' and l.objid = ${SERVE_LOCK_KEY} and l.granted`;
-  return /^ledger serve (\d+)$/.exec(String(holder?.name ?? ''))?.[1];
+  return holder ? String(holder.name) : undefined;
+}
+
+/**
+ * The presence lock of a process, kept for its life on sessions named after its role and pid
+ * (the holder's pid in a second `serve`'s refusal). Never ended by the driver: postgres.js ends a
+ * connection after a random 30 to 60 minutes of its life unless told otherwise, and with it the
+ * lock, with no reset at all.
+ */
+function presenceLock(location: EmbeddedLocation, role: Role, events: ServeLockEvents): SessionLock {
+  return new SessionLock({
+    open: (onEnd) =>
+      openConnection(
+        clusterUrl(location, 'postgres'),
+        { connection: { application_name: `ledger ${role} ${process.pid}` }, max_lifetime: null, onclose: onEnd },
+        'embedded',
+      ),
+    take: role === 'serve' ? retakeServeLock : retakeUseLock,
+    onRegained: events.onRegained,
+    onTaken: events.onTaken,
+  });
+}
+
+/**
+ * The serve lock again, after our session ended. Held by another `serve`, or by anyone that is not
+ * Ledger: taken. Held by a last user stopping the cluster (an admin command, a failed start), by
+ * nobody by the time we ask, or still by our own ended session (a backend lets go when it exits,
+ * a moment after its socket closed): busy, tried again.
+ */
+async function retakeServeLock(session: postgres.Sql): Promise<TakeResult> {
+  const [row] = await session`select pg_try_advisory_lock(${SERVE_LOCK_KEY}) as ok`;
+  if (row?.ok) return { outcome: 'held' };
+  const name = await serveLockHolderName(session);
+  if (name === undefined || /^ledger (admin|stop) \d+$/.test(name) || name === `ledger serve ${process.pid}`) return { outcome: 'busy' };
+  return { outcome: 'taken', holder: /^ledger serve (\d+)$/.exec(name)?.[1] };
+}
+
+/** An admin command's shared use lock again; refused only while a last user stops the cluster (busy: its statements fail meanwhile). */
+async function retakeUseLock(session: postgres.Sql): Promise<TakeResult> {
+  const [row] = await session`select pg_try_advisory_lock_shared(${USE_LOCK_KEY}) as ok`;
+  return { outcome: row?.ok ? 'held' : 'busy' };
 }
 
 /**
@@ -323,15 +384,22 @@ async function untilRefusingSessions(location: EmbeddedLocation): Promise<void> 
  * both and stop the cluster. Taking both first means nobody can start using it meanwhile; two
  * leaving together each check after letting go, so the later one sees the cluster unused.
  */
-function leaveBy(presence: postgres.Sql, role: Role, location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined) {
+function leaveBy(lock: SessionLock, role: Role, location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined) {
   return async () => {
+    const holding = await lock.stop();
+    let presence = holding;
     let stopping: number | undefined;
     try {
-      if (role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
-      else await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
+      // Not held: lost and not taken again (the cluster down), or taken by another `serve`.
+      presence ??= lock.openSession();
+      if (holding && role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
+      else if (holding) await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
       stopping = await stopWhenUnused(presence, location, bin, user);
+    } catch (error) {
+      // Our lock lost with the cluster gone (stopped by someone else, not started again): nothing to stop.
+      if (holding || !isGoingAway(error)) throw error;
     } finally {
-      await presence.end({ timeout: 5 }).catch(() => {});
+      await presence?.end({ timeout: 5 }).catch(() => {});
     }
     if (stopping !== undefined) await awaitStop(location.dir, stopping);
   };
@@ -359,7 +427,8 @@ async function stopWhenUnused(session: postgres.Sql, location: EmbeddedLocation,
  */
 async function stopStartedCluster(location: EmbeddedLocation, bin: Binaries, user: ClusterUser | undefined): Promise<void> {
   const running = postmasterPid(location.dir);
-  const session = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 5 }, 'embedded');
+  // Named so that a `serve` whose lock session ended sees a last user stopping the cluster, not a second `serve`.
+  const session = openConnection(clusterUrl(location, 'postgres'), { connect_timeout: 5, connection: { application_name: `ledger stop ${process.pid}` } }, 'embedded');
   let stopping: number | undefined;
   try {
     stopping = await stopWhenUnused(session, location, bin, user);
