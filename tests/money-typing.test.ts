@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import i18next from 'i18next';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatCentsIn, readAmount } from '../src/web/money';
 
 // D19: money typed by people, read exactly or refused with a sentence, in the browser's locale.
@@ -8,6 +10,18 @@ import { formatCentsIn, readAmount } from '../src/web/money';
 const LOCALES = ['en', 'de', 'fr'] as const;
 const AMOUNT_MAX_CENTS = 10 ** 15;
 const cents = fc.integer({ min: 0, max: AMOUNT_MAX_CENTS });
+
+const catalogue = (language: 'en' | 'de') => JSON.parse(readFileSync(`src/web/locales/${language}.json`, 'utf8')) as Record<string, unknown>;
+
+// The refusals are the web app's catalogue's sentences (D29), in the language of the moment, as in the browser.
+beforeAll(async () => {
+  await i18next.init({
+    lng: 'en',
+    fallbackLng: false,
+    resources: { en: { translation: catalogue('en') }, de: { translation: catalogue('de') } },
+    interpolation: { escapeValue: false },
+  });
+});
 
 describe('readAmount (D19)', () => {
   for (const locale of LOCALES) {
@@ -79,6 +93,32 @@ describe('readAmount (D19)', () => {
       expect(read('12.', locale)).toMatchObject({ error: expect.any(String) });
       expect(read('1e3', locale)).toMatchObject({ error: expect.any(String) });
       expect(read('10000000000000.01', locale)).toMatchObject({ error: expect.stringContaining('more than Ledger keeps') });
+    }
+  });
+
+  it('D29 with D19: in either language an amount reads as that language writes it: 1,234.56 in English and 1.234,56 in German, the other refused in the person’s words', async () => {
+    await i18next.changeLanguage('en');
+    expect(readAmount('1,234.56', { locale: 'en' })).toEqual({ cents: 123456 });
+    expect(readAmount('1.234,56', { locale: 'en' })).toEqual({ error: '“1.234,56” is not an amount here: write it like 1,234.56 or 1234.56.' });
+    await i18next.changeLanguage('de');
+    try {
+      expect(readAmount('1.234,56', { locale: 'de-DE' })).toEqual({ cents: 123456 });
+      expect(readAmount('1,234.56', { locale: 'de-DE' })).toEqual({ error: '„1,234.56“ ist hier kein Betrag: Schreiben Sie ihn etwa als 1.234,56 oder 1234,56.' });
+      expect(readAmount('30.005', { locale: 'de-DE' })).toEqual({
+        error: '„30.005“ ist nicht eindeutig: Schreiben Sie 30005 für die ganze Zahl, oder setzen Sie die Cent hinter ein Komma, etwa 1.234,56.',
+      });
+      expect(readAmount('30,005', { locale: 'de-DE' })).toEqual({ error: '„30,005“ hat mehr als zwei Nachkommastellen: Ein Betrag hat höchstens Cent, etwa 1.234,56.' });
+      expect(readAmount('', { locale: 'de-DE' })).toEqual({ error: 'Bitte geben Sie einen Betrag ein.' });
+      expect(readAmount('-5', { locale: 'de-DE' })).toMatchObject({ error: expect.stringMatching(/^Bitte geben Sie den Betrag ohne Minuszeichen ein \(„-5“\)/) });
+      // Either language keeps D19's plain forms: one mark, one or two decimals.
+      for (const locale of ['en', 'de-DE']) {
+        expect(readAmount('12,5', { locale })).toEqual({ cents: 1250 });
+        expect(readAmount('0.10', { locale })).toEqual({ cents: 10 });
+        expect(readAmount('1234.56', { locale })).toEqual({ cents: 123456 });
+        expect(readAmount('1234,56', { locale })).toEqual({ cents: 123456 });
+      }
+    } finally {
+      await i18next.changeLanguage('en');
     }
   });
 });

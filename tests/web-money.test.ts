@@ -1,18 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
+import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // D19 (issue 6/7 finding 1): an amount is read exactly as the browser's locale writes it, or
 // refused at the field with a sentence; what the app understood is shown beside the field as money
 // before saving, in the book's currency (D20: EUR by default). On main before this, typing
-// "30.005" saved 30,005.00.
+// "30.005" saved 30,005.00. D29: the German browser sees the app in German, its refusals included;
+// the form's words are taken from the catalogue of the session's language.
 
 const missing = missingBrowserPrerequisite();
 const PASSWORD = 'a treasurer password';
 
+/** The words the session's page shows for `key` (D29). */
+const words = (session: WebSession, key: string) => message(session.language, key);
+
 /** Records money out of Bank into Food with `amount` typed; answers the reading shown beside the field. */
 async function typeAmount(session: WebSession, amount: string): Promise<string> {
   const { page } = session;
-  const field = page.getByLabel('Amount', { exact: true });
+  const field = page.getByLabel(words(session, 'transactions.form.amount'), { exact: true });
   await field.fill(amount);
   const reading = page.locator('.amount-reading').first();
   await expect.poll(() => reading.textContent()).not.toBe('');
@@ -25,11 +29,10 @@ async function transactionsOf(session: WebSession): Promise<{ description: strin
 
 async function prepare(session: WebSession): Promise<void> {
   for (const [name, kind] of [['Bank', 'asset'], ['Food', 'expense']] as const) expect((await session.post('/accounts', { name, kind })).status).toBe(201);
-  await session.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Transactions', exact: true }).click();
-  await session.page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
-  await session.page.getByRole('radio', { name: 'Money out' }).check();
-  await session.page.getByLabel('Paid from').selectOption({ label: 'Bank' });
-  await session.page.getByLabel('Spent on').selectOption({ label: 'Food' });
+  await session.go(words(session, 'nav.transactions'), words(session, 'transactions.title'));
+  await session.page.getByRole('radio', { name: words(session, 'vocabulary.personal.moneyOut') }).check();
+  await session.page.getByLabel(words(session, 'transactions.form.outGives')).selectOption({ label: 'Bank' });
+  await session.page.getByLabel(words(session, 'transactions.form.outReceives')).selectOption({ label: 'Food' });
 }
 
 describe.skipIf(missing !== null && !STRICT_BROWSER)('amounts as people type them, in chromium (D19)', () => {
@@ -70,14 +73,15 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('amounts as people type the
     await expect.poll(async () => (await transactionsOf(en)).map((t) => [t.description, t.entries.map((e) => e.amount_cents)])).toEqual([['Typo', [1250, -1250]]]);
   });
 
-  it('a German browser: 1.234,56 is 1.234,56; 30.005 is ambiguous and refused; 12,5 and 0.10 read as decimals', async () => {
+  it('a German browser (D29: in German): 1.234,56 is 1.234,56; 30.005 is ambiguous and refused in German; 12,5 and 0.10 read as decimals', async () => {
     expect(await typeAmount(de, '1.234,56')).toBe('= 1.234,56\u00a0€');
-    expect(await typeAmount(de, '30.005')).toBe('“30.005” is ambiguous: write 30005 for the whole number, or put the cents after a comma, like 1.234,56.');
+    expect(await typeAmount(de, '30.005')).toBe('„30.005“ ist nicht eindeutig: Schreiben Sie 30005 für die ganze Zahl, oder setzen Sie die Cent hinter ein Komma, etwa 1.234,56.');
+    expect(await typeAmount(de, '1,234.56')).toBe('„1,234.56“ ist hier kein Betrag: Schreiben Sie ihn etwa als 1.234,56 oder 1234,56.');
     expect(await typeAmount(de, '12,5')).toBe('= 12,50\u00a0€');
     expect(await typeAmount(de, '0.10')).toBe('= 0,10\u00a0€');
-    await de.page.getByLabel('Description').fill('Einkauf');
+    await de.page.getByLabel(words(de, 'transactions.form.description')).fill('Einkauf');
     await typeAmount(de, '1.234,56');
-    await de.page.getByRole('button', { name: 'Save', exact: true }).click();
+    await de.page.getByRole('button', { name: words(de, 'transactions.form.save'), exact: true }).click();
     await expect.poll(async () => (await transactionsOf(de)).map((t) => t.entries.map((e) => e.amount_cents))).toEqual([[123456, -123456]]);
   });
 

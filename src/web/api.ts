@@ -1,5 +1,7 @@
 /** The API client of the web app: JSON over fetch with the session cookie (D9: credentials "include"). */
 
+import { t } from './i18n';
+
 let apiOrigin = '';
 
 /** The API's origin is served by the web server at /config.json, from the same configuration as the API. */
@@ -33,7 +35,7 @@ async function refusalOf(res: Response): Promise<ApiError> {
       Array.isArray(body.candidates) ? body.candidates : [],
     );
   } catch {
-    return new ApiError(res.status, text || `request failed (${res.status})`);
+    return new ApiError(res.status, text || t('common.requestFailed', { status: res.status }));
   }
 }
 
@@ -145,7 +147,7 @@ export function upload<T>(path: string, file: Blob, onProgress: (sent: number, t
     request.withCredentials = true;
     request.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     request.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
-    request.onerror = () => reject(new ApiError(0, 'the file could not be sent: the connection failed'));
+    request.onerror = () => reject(new ApiError(0, t('common.uploadFailed')));
     request.onload = () => {
       if (request.status >= 200 && request.status < 300) return resolve(JSON.parse(request.responseText) as T);
       void refusalOf(new Response(request.responseText, { status: request.status })).then((refusal) => {

@@ -1,13 +1,15 @@
-import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, ApiError, onSessionLost, type BookSettings, type BookStyle, type Me } from './api';
+import { t } from './i18n';
 import { DEFAULT_CURRENCY, formatDate, setBookCurrency } from './money';
-import { WORDS, type Words } from './words';
+import { wordsOf, type Words } from './words';
 
 /** The signed-in person, the book style and its wording, and navigation: shared by every page. */
 interface AppState {
   me: Me | null;
-  /** Why the person is on the sign-in page again (their session ended), if that is why. */
-  notice: string | null;
+  /** Why the person is on the sign-in page again (their session ended), if that is why (the page words it, D29). */
+  notice: typeof SESSION_ENDED | null;
   bookStyle: BookStyle;
   words: Words;
   path: string;
@@ -33,11 +35,11 @@ function currentPath(): string {
   return window.location.pathname + window.location.search;
 }
 
-export const SESSION_ENDED = 'Your session has ended. Sign in again to carry on where you were.';
+export const SESSION_ENDED = 'sessionEnded';
 
 export function AppProvider({ children }: { children: (loading: boolean) => ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<typeof SESSION_ENDED | null>(null);
   const [bookStyle, setBookStyle] = useState<BookStyle>('personal');
   const [currency, setCurrency] = useState(DEFAULT_CURRENCY);
   const [closedThrough, setClosedThrough] = useState<string | null>(null);
@@ -98,7 +100,11 @@ export function AppProvider({ children }: { children: (loading: boolean) => Reac
     window.scrollTo(0, 0);
   }, []);
 
-  const state: AppState = { me, notice, bookStyle, words: WORDS[bookStyle], path, navigate, refresh, setBookStyle, currency, closedThrough, saveSettings };
+  // D12 in the chosen language (D29): read again when the book style or the language changes.
+  const { i18n } = useTranslation();
+  const language = i18n.resolvedLanguage;
+  const words = useMemo(() => wordsOf(bookStyle), [bookStyle, language]);
+  const state: AppState = { me, notice, bookStyle, words, path, navigate, refresh, setBookStyle, currency, closedThrough, saveSettings };
   return <AppContext.Provider value={state}>{children(loading)}</AppContext.Provider>;
 }
 
@@ -109,5 +115,16 @@ export function AppProvider({ children }: { children: (loading: boolean) => Reac
  */
 export function closedBooksRefusal(date: string, closedThrough: string | null, action: 'recorded' | 'changed' | 'deleted' | 'restored'): string | null {
   if (!closedThrough || !date || date > closedThrough) return null;
-  return `The books are closed through ${formatDate(closedThrough)}: a transaction dated ${formatDate(date)} cannot be ${action}. Reopen them in Settings first.`;
+  const words = { through: formatDate(closedThrough), date: formatDate(date) };
+  // D29: one whole sentence per action (German puts the verb elsewhere).
+  switch (action) {
+    case 'recorded':
+      return t('common.closedBooks.recorded', words);
+    case 'changed':
+      return t('common.closedBooks.changed', words);
+    case 'deleted':
+      return t('common.closedBooks.deleted', words);
+    case 'restored':
+      return t('common.closedBooks.restored', words);
+  }
 }

@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { download, withQuery } from './api';
 import { useApp } from './app';
+import { chooseLanguage, currentLanguage, LANGUAGE_NAMES, LANGUAGES, t, type Language } from './i18n';
 import { formatCents, formatDate } from './money';
 
 export function Link({ to, children, className }: { to: string; children: ReactNode; className?: string }) {
@@ -65,9 +67,10 @@ export function Scroll({ children, label }: { children: ReactNode; label?: strin
     measure();
     return () => observer.disconnect();
   }, []);
-  const name = label ?? ref.current?.querySelector('table')?.getAttribute('aria-label') ?? 'Table';
+  const { t } = useTranslation();
+  const name = label ?? ref.current?.querySelector('table')?.getAttribute('aria-label') ?? t('common.table');
   return (
-    <div ref={ref} className="scroll" {...(overflows ? { tabIndex: 0, role: 'region', 'aria-label': `${name} (scrolls sideways)` } : {})}>
+    <div ref={ref} className="scroll" {...(overflows ? { tabIndex: 0, role: 'region', 'aria-label': t('common.scrollsSideways', { name }) } : {})}>
       {children}
     </div>
   );
@@ -78,14 +81,37 @@ export function Money({ cents }: { cents: number }) {
 }
 
 /**
+ * D29: the API's refusals the web app knows, in the person's language (the API's own words stay
+ * English: they are its contract). D20's closed period and reconciled transaction are the ones a
+ * page may meet after its own checks passed (another person closed the books meanwhile); any
+ * other refusal is shown as the API sent it.
+ */
+const KNOWN_REFUSALS: Array<[RegExp, (match: RegExpExecArray) => string]> = [
+  [/^the books are closed through (\d{4}-\d{2}-\d{2})$/, (m) => t('common.refusals.booksClosed', { date: formatDate(m[1]!) })],
+  [/^the books are closed$/, () => t('common.refusals.booksClosedNoDate')],
+  [/^the transaction is reconciled$/, () => t('common.refusals.transactionReconciled')],
+];
+
+/** An API refusal as the person reads it: in their words when the app knows it, else as sent. */
+export function refusalInWords(message: string): string {
+  for (const [pattern, words] of KNOWN_REFUSALS) {
+    const match = pattern.exec(message);
+    if (match) return words(match);
+  }
+  return message;
+}
+
+/**
  * A refusal shown to the person. The API words its errors in lower case ("the account has
  * entries"); shown alone they start a sentence, so with a capital letter (issue 6/7 finding 11).
  */
 export function ErrorNote({ error }: { error: string | null }) {
+  useTranslation();
   if (!error) return null;
+  const words = refusalInWords(error);
   return (
     <p className="error" role="alert">
-      {error.charAt(0).toUpperCase() + error.slice(1)}
+      {words.charAt(0).toUpperCase() + words.slice(1)}
     </p>
   );
 }
@@ -122,9 +148,10 @@ export function useSubmit(action: () => Promise<void>) {
 }
 
 export function Loading() {
+  const { t } = useTranslation();
   return (
     <p className="loading" aria-live="polite">
-      Loading…
+      {t('common.loading')}
     </p>
   );
 }
@@ -139,6 +166,7 @@ export function BalanceTable({
   caption?: string;
   total?: number;
 }) {
+  const { t } = useTranslation();
   return (
     <Scroll>
     <table aria-label={caption}>
@@ -154,7 +182,7 @@ export function BalanceTable({
         ))}
         {total !== undefined && (
           <tr className="total">
-            <th scope="row">Total</th>
+            <th scope="row">{t('common.total')}</th>
             <td className="num">
               <Money cents={total} />
             </td>
@@ -171,6 +199,7 @@ export function BalanceTable({
  * column of buttons a header screen readers announce but nobody sees.
  */
 export function TableHead({ columns, numeric = [], actions = false }: { columns: string[]; numeric?: string[]; actions?: boolean }) {
+  const { t } = useTranslation();
   return (
     <thead>
       <tr>
@@ -181,7 +210,7 @@ export function TableHead({ columns, numeric = [], actions = false }: { columns:
         ))}
         {actions && (
           <th scope="col">
-            <span className="visually-hidden">Actions</span>
+            <span className="visually-hidden">{t('common.actions')}</span>
           </th>
         )}
       </tr>
@@ -190,19 +219,19 @@ export function TableHead({ columns, numeric = [], actions = false }: { columns:
 }
 
 /** D17: the books out, one file per format, and the name each is saved under when the API names none. */
-const EXPORTS = [
-  { label: 'Download CSV', path: '/export/transactions.csv', fallbackName: 'ledger-transactions.csv' },
-  { label: 'Download hledger journal', path: '/export/ledger.journal', fallbackName: 'ledger.journal' },
-  { label: 'Download Beancount', path: '/export/ledger.beancount', fallbackName: 'ledger.beancount' },
+const EXPORTS = () => [
+  { label: t('common.export.csv'), path: '/export/transactions.csv', fallbackName: 'ledger-transactions.csv' },
+  { label: t('common.export.journal'), path: '/export/ledger.journal', fallbackName: 'ledger.journal' },
+  { label: t('common.export.beancount'), path: '/export/ledger.beancount', fallbackName: 'ledger.beancount' },
 ];
 
 type Period = { from: string; to: string };
 
 function periodInWords({ from, to }: Period): string {
-  if (from && to) return `The transactions from ${formatDate(from)} to ${formatDate(to)}, as a file:`;
-  if (from) return `The transactions from ${formatDate(from)} on, as a file:`;
-  if (to) return `The transactions up to ${formatDate(to)}, as a file:`;
-  return 'Every transaction of the book, as a file:';
+  if (from && to) return t('common.export.between', { from: formatDate(from), to: formatDate(to) });
+  if (from) return t('common.export.since', { from: formatDate(from) });
+  if (to) return t('common.export.upTo', { to: formatDate(to) });
+  return t('common.export.everything');
 }
 
 /** A file the API hands out (D17, D22): the button's words, its path, and the name it is saved under when the API names none. */
@@ -216,7 +245,8 @@ export interface DownloadFile {
  * Buttons that each download a file of the API (D17: named as its Content-Disposition says),
  * described by `hint`, with the API's message when one fails; all disabled while one downloads.
  */
-export function Downloads({ files, hint, label = 'Downloads' }: { files: DownloadFile[]; hint: string; label?: string }) {
+export function Downloads({ files, hint, label }: { files: DownloadFile[]; hint: string; label?: string }) {
+  const { t } = useTranslation();
   const hintId = useId();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -226,7 +256,7 @@ export function Downloads({ files, hint, label = 'Downloads' }: { files: Downloa
     try {
       await download(file.path, file.fallbackName);
     } catch (e) {
-      setError(`${file.label} failed: ${e instanceof Error ? e.message : String(e)}`);
+      setError(t('common.downloadFailed', { label: file.label, error: refusalInWords(e instanceof Error ? e.message : String(e)) }));
     } finally {
       setBusy(false);
     }
@@ -236,7 +266,7 @@ export function Downloads({ files, hint, label = 'Downloads' }: { files: Downloa
       <p className="muted" id={hintId}>
         {hint}
       </p>
-      <div className="row" role="group" aria-label={label} aria-describedby={hintId}>
+      <div className="row" role="group" aria-label={label ?? t('common.downloads')} aria-describedby={hintId}>
         {files.map((file) => (
           <button key={file.path} type="button" className="secondary" disabled={busy} onClick={() => void save(file)}>
             {file.label}
@@ -253,5 +283,26 @@ export function Downloads({ files, hint, label = 'Downloads' }: { files: Downloa
  * CSV, an hledger journal or a Beancount file (D17).
  */
 export function ExportButtons({ period }: { period: Period }) {
-  return <Downloads hint={periodInWords(period)} files={EXPORTS.map((file) => ({ ...file, path: withQuery(file.path, period) }))} />;
+  useTranslation();
+  return <Downloads hint={periodInWords(period)} files={EXPORTS().map((file) => ({ ...file, path: withQuery(file.path, period) }))} />;
+}
+
+/**
+ * D29: the language of the app, each offered by its own name (a person finds their own whatever
+ * the page shows now); the choice applies at once and is kept in this browser.
+ */
+export function LanguageChoice() {
+  const { t } = useTranslation();
+  return (
+    <label className="language">
+      {t('common.language')}
+      <select value={currentLanguage()} onChange={(e) => void chooseLanguage(e.target.value as Language)}>
+        {LANGUAGES.map((language) => (
+          <option key={language} value={language} lang={language}>
+            {LANGUAGE_NAMES[language]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

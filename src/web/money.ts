@@ -1,7 +1,7 @@
 /** Money as people read and type it; cents only inside (D9: cents are never typed by people). */
 
 import { addDays, FIRST_DATE, LAST_DATE } from '../book/occurrences';
-import { currentLanguage, locale, onLanguageChanged } from './i18n';
+import { currentLanguage, locale, onLanguageChanged, t } from './i18n';
 
 /** D20: the book's currency until the settings say otherwise (the API's default). */
 export const DEFAULT_CURRENCY = 'EUR';
@@ -51,7 +51,7 @@ export function bookCurrencies(): { code: string; name: string }[] {
     .map((code) => ({ code, name: names.of(code) ?? code }));
 }
 
-/** What a typed amount was understood as (D19): cents, or a sentence saying why it was refused. */
+/** What a typed amount was understood as (D19): cents, or a sentence saying why it was refused (in the person's language, D29). */
 export type AmountReading = { cents: number } | { error: string };
 
 /** D6: the largest amount an entry holds, in cents. */
@@ -73,13 +73,13 @@ function marks(locale: string | undefined): { group: string; decimal: string } {
  */
 export function readAmount(input: string, options: { signed?: boolean; locale?: string } = {}): AmountReading {
   const typed = input.trim();
-  if (typed === '') return { error: 'Enter an amount.' };
+  if (typed === '') return { error: t('common.amount.empty') };
   const negative = /^[-\u2212]/.test(typed);
-  if (negative && !options.signed) return { error: `Enter the amount without a minus sign (“${typed}”): the kind of transaction says which way the money goes.` };
+  if (negative && !options.signed) return { error: t('common.amount.noMinus', { typed }) };
   const body = negative ? typed.slice(1).trim() : typed;
   const cents = readUnsigned(body, options.locale ?? locale());
   if ('error' in cents) return cents;
-  if (cents.cents > AMOUNT_MAX_CENTS) return { error: `“${typed}” is more than Ledger keeps in one amount.` };
+  if (cents.cents > AMOUNT_MAX_CENTS) return { error: t('common.amount.tooLarge', { typed }) };
   return { cents: negative ? -cents.cents : cents.cents };
 }
 
@@ -90,7 +90,7 @@ function readUnsigned(body: string, locale: string | undefined): AmountReading {
   const plain = /^(\d+)[.,](\d{1,2})$/.exec(body);
   if (plain) return fromDigits(plain[1]!, plain[2]!);
   if (/^\d+[.,]\d{3,}$/.test(body) && !isGrouped(body, group, locale)) {
-    return { error: `“${body}” has more than two decimals: an amount has cents at most, like ${example}.` };
+    return { error: t('common.amount.tooManyDecimals', { typed: body, example }) };
   }
   // The locale's grouping: space-like group marks (fr) may be typed as any space.
   const spaced = /\s/.test(group) ? body.replace(/[\s\u00a0\u202f]/g, group) : body;
@@ -98,11 +98,12 @@ function readUnsigned(body: string, locale: string | undefined): AmountReading {
   if (more.length === 0 && /^\d{0,2}$/.test(fraction) && (fraction !== '' || !spaced.endsWith(decimal)) && isGrouped(whole!, group, locale)) {
     const lone = whole!.split(group).length === 2 && fraction === '' && (group === '.' || group === ',');
     if (lone) {
-      return { error: `“${body}” is ambiguous: write ${whole!.split(group).join('')} for the whole number, or put the cents after ${decimal === '.' ? 'a point' : 'a comma'}, like ${example}.` };
+      const words = { typed: body, whole: whole!.split(group).join(''), example };
+      return { error: decimal === '.' ? t('common.amount.ambiguousPoint', words) : t('common.amount.ambiguousComma', words) };
     }
     return fromDigits(whole!.split(group).join(''), fraction);
   }
-  return { error: `“${body}” is not an amount here: write it like ${example} or ${formatCentsIn(123456, locale, false)}.` };
+  return { error: t('common.amount.notAmount', { typed: body, example, plain: formatCentsIn(123456, locale, false) }) };
 }
 
 /** Whether `whole` is a number grouped exactly as the locale groups it. */
@@ -114,7 +115,7 @@ function isGrouped(whole: string, group: string, locale: string | undefined): bo
 }
 
 function fromDigits(whole: string, fraction: string): AmountReading {
-  if (whole.length > 16) return { error: 'That amount is more than Ledger keeps in one amount.' };
+  if (whole.length > 16) return { error: t('common.amount.tooLargeThat') };
   return { cents: Number(whole) * 100 + Number(fraction.padEnd(2, '0')) };
 }
 

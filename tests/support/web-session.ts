@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config';
@@ -32,6 +32,23 @@ export function missingBrowserPrerequisite(): string | null {
   return null;
 }
 
+export type SessionLanguage = 'en' | 'de';
+
+type Catalogue = { [key: string]: string | Catalogue };
+
+/** D29: a message of the web app's catalogue of `language` (what the page shows for the key). */
+export function message(language: SessionLanguage, key: string): string {
+  const catalogue = JSON.parse(readFileSync(path.resolve(`src/web/locales/${language}.json`), 'utf8')) as Catalogue;
+  const found = key.split('.').reduce<string | Catalogue | undefined>((at, part) => (typeof at === 'object' ? at[part] : undefined), catalogue);
+  if (typeof found !== 'string') throw new Error(`no message ${key} in ${language}.json`);
+  return found;
+}
+
+/** D29: the language the app shows a browser of `locale` that chose `chosen` (or none): the browser's when it is German, else English. */
+export function languageOf(locale: string, chosen?: SessionLanguage): SessionLanguage {
+  return chosen ?? (locale.toLowerCase().startsWith('de') ? 'de' : 'en');
+}
+
 export interface WebSession {
   page: Page;
   context: BrowserContext;
@@ -45,12 +62,22 @@ export interface WebSession {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** `call('POST', path, body)`. */
   post(path: string, body: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** D29: the language the app shows this session (its catalogue's words are used to sign in and navigate). */
+  language: SessionLanguage;
   /** Follows a link of the main navigation and waits for the page's heading. */
   go(link: string, heading: string): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openWebSession(options: { prefix: string; email: string; password: string; locale?: string; timezoneId?: string }): Promise<WebSession> {
+export async function openWebSession(options: {
+  prefix: string;
+  email: string;
+  password: string;
+  locale?: string;
+  timezoneId?: string;
+  /** D29: a language chosen in this browser before the first page loads (localStorage `ledger.language`); else the browser's. */
+  language?: SessionLanguage;
+}): Promise<WebSession> {
   const dir = newDataRoot(options.prefix);
   const [apiPort, webPort] = [await freePort(), await freePort()];
   const api = `http://localhost:${apiPort}`;
@@ -77,6 +104,13 @@ export async function openWebSession(options: { prefix: string; email: string; p
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   context.setDefaultTimeout(10_000);
+  const language = languageOf(options.locale ?? 'en-US', options.language);
+  // Seeded once, as a person's earlier choice: a choice made later in the test is kept across reloads.
+  if (options.language) {
+    await context.addInitScript((chosen) => {
+      if (window.location.protocol.startsWith('http') && !localStorage.getItem('ledger.language')) localStorage.setItem('ledger.language', chosen);
+    }, options.language);
+  }
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (message) => {
     if (message.text().includes('Content Security Policy')) violations.push(message.text());
@@ -87,13 +121,16 @@ export async function openWebSession(options: { prefix: string; email: string; p
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
 
-  // Password, then the first passkey: a full session.
+  // Password, then the first passkey: a full session, in the session's language (D29).
+  const words = (key: string) => message(language, key);
   await page.goto(web);
-  await page.getByLabel('Email').fill(options.email);
-  await page.getByLabel('Password').fill(options.password);
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await page.getByRole('button', { name: 'Create a passkey' }).click();
-  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+  await page.getByLabel(words('signIn.email')).fill(options.email);
+  await page.getByLabel(words('signIn.password'), { exact: true }).fill(options.password);
+  await page.getByRole('button', { name: words('signIn.continue') }).click();
+  await page.getByRole('button', { name: words('signIn.enrol') }).click();
+  // Home's heading, whatever its words: the header's Sign out shows the session is full.
+  await page.getByRole('button', { name: words('nav.signOut') }).waitFor();
+  await page.locator('main h1').waitFor();
 
   const call: WebSession['call'] = (method, path, body) =>
     page.evaluate(
@@ -116,10 +153,11 @@ export async function openWebSession(options: { prefix: string; email: string; p
     web,
     faults,
     violations,
+    language,
     call,
     post: (path, body) => call('POST', path, body),
     async go(link, heading) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('navigation', { name: message(language, 'nav.main') }).getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
     },
     async close() {
