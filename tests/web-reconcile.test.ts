@@ -369,11 +369,12 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the book’s currency in a
     await expect.poll(() => text(s.page.getByRole('region', { name: 'Accounts (money we have)' }).getByRole('cell').first())).toBe('1.234,56 €');
 
     await s.page.goto(`${s.web}/reconcile?account=${bank}`);
-    await s.page.getByRole('heading', { name: 'Reconcile Girokonto', level: 1 }).waitFor();
-    await s.page.getByLabel('What the statement says you have').fill('1.234,56');
+    // D29: the page in German (issue 38), its words and its money.
+    await s.page.getByRole('heading', { name: 'Girokonto abgleichen', level: 1 }).waitFor();
+    await s.page.getByLabel('Ihr Guthaben laut Kontoauszug').fill('1.234,56');
     // What the field understood (D19), and the difference, both German money.
     await expect.poll(() => text(s.page.locator('.amount-reading'))).toBe('= 1.234,56 €');
-    await expect.poll(() => text(s.page.locator('.reconcile-sums output'))).toBe('Difference: 0,00 € ✓');
+    await expect.poll(() => text(s.page.locator('.reconcile-sums output'))).toBe('Differenz: 0,00 € ✓');
     expect(s.faults).toEqual([]);
   });
 });

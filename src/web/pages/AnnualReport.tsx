@@ -1,4 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, withQuery, type Section } from '../api';
 import { useApp } from '../app';
 import { Downloads, ErrorNote, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
@@ -88,6 +89,7 @@ function FigureRow({ name, figures, className }: { name: string; figures: number
 
 /** One section of a statement as a group of rows: its name, its accounts and its total. */
 function SectionRows({ title, sections }: { title: string; sections: Section[] }) {
+  const { t } = useTranslation();
   return (
     <tbody>
       <tr className="group">
@@ -98,7 +100,7 @@ function SectionRows({ title, sections }: { title: string; sections: Section[] }
       {rowsOf(sections).map((row) => (
         <FigureRow key={row.id} name={row.name} figures={row.figures} />
       ))}
-      <FigureRow name="Total" figures={sections.map((section) => section.total_cents)} className="total" />
+      <FigureRow name={t('reports.annual.total')} figures={sections.map((section) => section.total_cents)} className="total" />
     </tbody>
   );
 }
@@ -108,13 +110,14 @@ function SectionRows({ title, sections }: { title: string; sections: Section[] }
  * shown (the year reported first), so that the figures of every section line up on paper.
  */
 function Statement({ id, title, period, years, children }: { id: string; title: string; period: string; years: string[]; children: ReactNode }) {
+  const { t } = useTranslation();
   return (
     <section aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
       <p className="muted">{period}</p>
       <Scroll>
         <table className="report" aria-labelledby={id}>
-          <TableHead columns={['Account', ...years]} numeric={years} />
+          <TableHead columns={[t('reports.annual.columnAccount'), ...years]} numeric={years} />
           {children}
         </table>
       </Scroll>
@@ -124,6 +127,7 @@ function Statement({ id, title, period, years, children }: { id: string; title: 
 
 function Statements({ shown }: { shown: YearFigures[] }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   const [reported] = shown as [YearFigures];
   const years = shown.map((figures) => String(figures.year));
   const statements = shown.map((figures) => figures.statement);
@@ -134,26 +138,33 @@ function Statements({ shown }: { shown: YearFigures[] }) {
       <Statement
         id="annual-statement-heading"
         title={words.incomeStatement}
-        period={`From ${formatDate(reported.statement.from)} to ${formatDate(reported.statement.to)}${running ? ' (so far)' : ''}`}
+        period={t(running ? 'reports.annual.statementPeriodSoFar' : 'reports.annual.statementPeriod', {
+          from: formatDate(reported.statement.from),
+          to: formatDate(reported.statement.to),
+        })}
         years={years}
       >
         <SectionRows title={words.kinds.income} sections={statements.map((s) => s.income)} />
         <SectionRows title={words.kinds.expense} sections={statements.map((s) => s.expenses)} />
         <tbody>
-          <FigureRow name="Result for the year" figures={statements.map((s) => s.net_cents)} className="total result" />
+          <FigureRow name={t('reports.annual.resultForYear')} figures={statements.map((s) => s.net_cents)} className="total result" />
         </tbody>
       </Statement>
       <Statement
         id="annual-sheet-heading"
         title={words.balanceSheet}
-        period={running ? `So far, at ${formatDate(lastDayOf(reported.year))}` : `At ${formatDate(`${reported.year}-12-31`)}`}
+        period={
+          running
+            ? t('reports.annual.sheetSoFar', { date: formatDate(lastDayOf(reported.year)) })
+            : t('reports.annual.sheetAt', { date: formatDate(`${reported.year}-12-31`) })
+        }
         years={years}
       >
         <SectionRows title={words.kinds.asset} sections={sheets.map((s) => s.assets)} />
         <SectionRows title={words.kinds.liability} sections={sheets.map((s) => s.liabilities)} />
         <SectionRows title={words.kinds.equity} sections={sheets.map((s) => s.equity)} />
         <tbody>
-          <FigureRow name="Result to date" figures={sheets.map((s) => s.net_income_cents)} className="total result" />
+          <FigureRow name={t('reports.annual.resultToDate')} figures={sheets.map((s) => s.net_income_cents)} className="total result" />
         </tbody>
       </Statement>
     </>
@@ -166,22 +177,22 @@ function Statements({ shown }: { shown: YearFigures[] }) {
  */
 function CloseYear({ year }: { year: number }) {
   const { closedThrough, saveSettings } = useApp();
+  const { t } = useTranslation();
   const lastDay = `${year}-12-31`;
   const [done, setDone] = useState<string | null>(null);
   const close = useSubmit(async () => {
-    const question = `Close ${year}? Nothing dated on or before ${formatDate(lastDay)} can be recorded, changed or deleted until the books are reopened in Settings.`;
-    if (!window.confirm(question)) return;
+    if (!window.confirm(t('reports.annual.closeQuestion', { year, date: formatDate(lastDay) }))) return;
     await saveSettings({ closed_through: lastDay });
-    setDone(`${year} is closed: the books are closed through ${formatDate(lastDay)}.`);
+    setDone(t('reports.annual.closedNow', { year, date: formatDate(lastDay) }));
   });
   const closed = closedThrough !== null && closedThrough >= lastDay;
   return (
     <>
       {closed ? (
-        !done && <span className="muted">The books are closed through {formatDate(closedThrough)}.</span>
+        !done && <span className="muted">{t('reports.annual.closedThrough', { date: formatDate(closedThrough) })}</span>
       ) : (
         <button type="button" className="secondary" disabled={close.busy} onClick={() => void close.onSubmit()}>
-          Close {year}
+          {t('reports.annual.close', { year })}
         </button>
       )}
       {done && (
@@ -200,16 +211,17 @@ function CloseYear({ year }: { year: number }) {
  * (who changed what, in History's words).
  */
 function ForTheAuditors({ year }: { year: number }) {
+  const { t } = useTranslation();
   const period = { from: `${year}-01-01`, to: `${year}-12-31` };
   return (
     <section aria-labelledby="auditors-heading" className="screen-only">
-      <h2 id="auditors-heading">For the auditors</h2>
+      <h2 id="auditors-heading">{t('reports.annual.auditorsHeading')}</h2>
       <Downloads
-        label={`Files for the auditors, ${year}`}
-        hint={`The receipts of every transaction dated in ${year}, with an index, and every change made to the book from ${formatDate(period.from)} to ${formatDate(period.to)}:`}
+        label={t('reports.annual.auditorsLabel', { year })}
+        hint={t('reports.annual.auditorsHint', { year, from: formatDate(period.from), to: formatDate(period.to) })}
         files={[
-          { label: 'Receipts for the auditors (ZIP)', path: withQuery('/export/receipts.zip', period), fallbackName: `receipts-${year}.zip` },
-          { label: 'Change log (CSV)', path: withQuery('/export/changes.csv', period), fallbackName: `changes-${year}.csv` },
+          { label: t('reports.annual.auditorsReceipts'), path: withQuery('/export/receipts.zip', period), fallbackName: `receipts-${year}.zip` },
+          { label: t('reports.annual.auditorsChanges'), path: withQuery('/export/changes.csv', period), fallbackName: `changes-${year}.csv` },
         ]}
       />
     </section>
@@ -217,6 +229,7 @@ function ForTheAuditors({ year }: { year: number }) {
 }
 
 export function AnnualReport() {
+  const { t } = useTranslation();
   const [years, setYears] = useState<number[] | null>(null);
   const [year, setYear] = useState<number | null>(null);
   const [shown, setShown] = useState<YearFigures[] | null>(null);
@@ -254,11 +267,11 @@ export function AnnualReport() {
 
   return (
     <main className="annual-report">
-      <PageHeading>{year === null ? 'Annual report' : `Annual report ${year}`}</PageHeading>
+      <PageHeading>{year === null ? t('reports.annual.title') : t('reports.annual.titleYear', { year })}</PageHeading>
       {years && year !== null && (
         <div className="row screen-only">
           <label>
-            Year
+            {t('reports.annual.year')}
             <select value={year} onChange={(e) => setYear(Number(e.target.value))}>
               {years.map((y) => (
                 <option key={y} value={y}>
@@ -268,7 +281,7 @@ export function AnnualReport() {
             </select>
           </label>
           <button type="button" onClick={() => window.print()}>
-            Print
+            {t('reports.annual.print')}
           </button>
           <CloseYear key={year} year={year} />
         </div>

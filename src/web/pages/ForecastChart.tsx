@@ -1,6 +1,8 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { withQuery, type Forecast } from '../api';
 import { ErrorNote, Loading } from '../components';
+import { t } from '../i18n';
 import { formatCents, formatDate, today } from '../money';
 import { daysAfter } from '../recurrence';
 import { axisOf, useWidth } from './MonthlyChart';
@@ -10,11 +12,11 @@ import { useReport } from './useReport';
 // sign: a card's debt is positive) is heading as the schedules post, from today's balance, as a
 // dashed line (it has not happened yet), and in words for screen readers.
 
-/** How far ahead, in days: within D21's three years even where today is a day ahead of the server's (UTC). */
+/** How far ahead, in days (its label's key): within D21's three years even where today is a day ahead of the server's (UTC). */
 const HORIZONS = [
-  { days: 91, label: '3 months' },
-  { days: 365, label: 'A year' },
-  { days: 1094, label: '3 years' },
+  { days: 91, label: 'reports.forecast.months3' },
+  { days: 365, label: 'reports.forecast.year1' },
+  { days: 1094, label: 'reports.forecast.years3' },
 ] as const;
 
 const FONT = 12;
@@ -59,7 +61,7 @@ function Chart({ forecast, width }: { forecast: Forecast; width: number }) {
         </g>
       ))}
       <text x={left} y={TOP + PLOT + FONT + 6} fontSize={FONT} className="month-label">
-        Today
+        {t('reports.forecast.today')}
       </text>
       <text x={width - RIGHT} y={TOP + PLOT + FONT + 6} textAnchor="end" fontSize={FONT} className="month-label">
         {formatDate(forecast.to)}
@@ -70,21 +72,23 @@ function Chart({ forecast, width }: { forecast: Forecast; width: number }) {
 
 /** "Bank: €1,234.00 today, €834.00 on Jan 1, 2027, …". */
 export function forecastInWords(line: Line): string {
-  const today = `${line.name}: ${formatCents(line.balance_cents)} today`;
-  if (line.points.length === 0) return `${today}; no schedule changes it.`;
-  return `${today}, ${line.points.map((p) => `${formatCents(p.balance_cents)} on ${formatDate(p.on)}`).join(', ')}.`;
+  const today = { name: line.name, balance: formatCents(line.balance_cents) };
+  if (line.points.length === 0) return t('reports.forecast.unchanged', today);
+  const points = line.points.map((p) => t('reports.forecast.point', { balance: formatCents(p.balance_cents), date: formatDate(p.on) }));
+  return t('reports.forecast.changes', { ...today, points: points.join(', ') });
 }
 
 /** The chart (measured once shown) and the same figures in words. */
 function ForecastFigure({ forecast, current }: { forecast: Forecast; current: boolean }) {
   const { ref, width } = useWidth();
+  const { t } = useTranslation();
   return (
     <figure className={current ? undefined : 'updating'} aria-busy={!current}>
       <div ref={ref} className="chart-frame">
         {width > 0 && <Chart forecast={forecast} width={width} />}
       </div>
       <figcaption>
-        Balances from today to {formatDate(forecast.to)}, dashed: not yet posted.
+        {t('reports.forecast.caption', { date: formatDate(forecast.to) })}
         <span aria-hidden="true" className="forecast-legend">
           {forecast.accounts.map((line, i) => (
             <span key={line.id}>
@@ -96,7 +100,7 @@ function ForecastFigure({ forecast, current }: { forecast: Forecast; current: bo
           ))}
         </span>
       </figcaption>
-      <ul className="visually-hidden" aria-label="Forecast in words">
+      <ul className="visually-hidden" aria-label={t('reports.forecast.inWords')}>
         {forecast.accounts.map((line) => (
           <li key={line.id}>{forecastInWords(line)}</li>
         ))}
@@ -107,20 +111,21 @@ function ForecastFigure({ forecast, current }: { forecast: Forecast; current: bo
 
 /** The Reports page's forecast (D21): a choice of how far ahead, the dashed lines, the same in words. */
 export function ForecastSection() {
+  const { t } = useTranslation();
   const [days, setDays] = useState<number>(365);
   const forecast = useReport<Forecast>(withQuery('/reports/forecast', { to: daysAfter(today(), days) }));
   const data = forecast.data;
   return (
     <section aria-labelledby="forecast-heading">
-      <h2 id="forecast-heading">Forecast</h2>
-      <p className="muted">Where the bank, cash and card accounts are heading as the schedules post, from today’s balances.</p>
+      <h2 id="forecast-heading">{t('reports.forecast.heading')}</h2>
+      <p className="muted">{t('reports.forecast.intro')}</p>
       <fieldset className="period">
-        <legend>How far ahead</legend>
+        <legend>{t('reports.forecast.howFar')}</legend>
         <div className="row">
           {HORIZONS.map((h) => (
             <label key={h.days} className="mode">
               <input type="radio" name="forecast-horizon" checked={days === h.days} onChange={() => setDays(h.days)} />
-              {h.label}
+              {t(h.label)}
             </label>
           ))}
         </div>
@@ -130,7 +135,7 @@ export function ForecastSection() {
       ) : !data ? (
         <Loading />
       ) : data.accounts.length === 0 ? (
-        <p>No bank, cash or card account yet.</p>
+        <p>{t('reports.forecast.none')}</p>
       ) : (
         <ForecastFigure forecast={data} current={forecast.current} />
       )}

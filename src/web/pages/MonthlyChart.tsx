@@ -1,5 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Money, TableHead } from '../components';
+import { locale, t } from '../i18n';
 import { formatCents } from '../money';
 
 export interface Month {
@@ -39,7 +41,7 @@ function dateOf(month: string): Date {
 
 /** "2025-11" → "Nov 2025", in the person's language. */
 function monthName(month: string): string {
-  return dateOf(month).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', year: 'numeric' });
+  return dateOf(month).toLocaleDateString(locale(), { timeZone: 'UTC', month: 'short', year: 'numeric' });
 }
 
 /** The round step (1, 2 or 5 times a power of ten, at least a cent) that cuts `range` cents into about four. */
@@ -61,7 +63,7 @@ export function axisOf(figures: number[]): { ticks: number[]; low: number; high:
   for (let tick = low; tick <= high; tick += step) ticks.push(tick);
   // Whole amounts without cents when every step is a whole amount ("1,000", not "1,000.00").
   const digits = step % 100 === 0 ? 0 : 2;
-  const format = new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const format = new Intl.NumberFormat(locale(), { minimumFractionDigits: digits, maximumFractionDigits: digits });
   return { ticks, low, high, label: (cents) => format.format(cents / 100) };
 }
 
@@ -123,18 +125,18 @@ function Chart({ months, width }: { months: Month[]; width: number }) {
         const labelled = absolute % every === 0;
         const withYear = labelled && year !== yearShown;
         if (withYear) yearShown = year;
-        const yearText = dateOf(m.month).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric' });
+        const yearText = dateOf(m.month).toLocaleDateString(locale(), { timeZone: 'UTC', year: 'numeric' });
         return (
           <g key={m.month}>
-            <Bar x={centre - bar - 1} width={bar} cents={m.income_cents} y={y} className="bar-in" label={`${monthName(m.month)} in ${formatCents(m.income_cents)}`} />
-            <Bar x={centre + 1} width={bar} cents={m.expense_cents} y={y} className="bar-out" label={`${monthName(m.month)} out ${formatCents(m.expense_cents)}`} />
+            <Bar x={centre - bar - 1} width={bar} cents={m.income_cents} y={y} className="bar-in" label={t('reports.monthly.barIn', { month: monthName(m.month), amount: formatCents(m.income_cents) })} />
+            <Bar x={centre + 1} width={bar} cents={m.expense_cents} y={y} className="bar-out" label={t('reports.monthly.barOut', { month: monthName(m.month), amount: formatCents(m.expense_cents) })} />
             {labelled && (
               <text x={centre} y={TOP + PLOT + FONT + 6} textAnchor="middle" fontSize={FONT} className="month-label">
                 {every >= 12 ? (
                   yearText
                 ) : (
                   <>
-                    {dateOf(m.month).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short' })}
+                    {dateOf(m.month).toLocaleDateString(locale(), { timeZone: 'UTC', month: 'short' })}
                     {withYear && (
                       <tspan x={centre} dy={FONT + 3}>
                         {yearText}
@@ -153,11 +155,12 @@ function Chart({ months, width }: { months: Month[]; width: number }) {
 
 /** The chart's figures as a table: what screen readers (and anyone wanting exact numbers) read. */
 function MonthlyTable({ months, caption }: { months: Month[]; caption: string }) {
+  const { t } = useTranslation();
   return (
     <div className="visually-hidden">
       <table>
         <caption>{caption}</caption>
-        <TableHead columns={['Month', 'In', 'Out', 'Net']} />
+        <TableHead columns={[t('reports.monthly.columnMonth'), t('reports.monthly.columnIn'), t('reports.monthly.columnOut'), t('reports.monthly.columnNet')]} />
         <tbody>
           {months.map((m) => (
             <tr key={m.month}>
@@ -182,16 +185,17 @@ function MonthlyTable({ months, caption }: { months: Month[]; caption: string })
 /** A bar chart of money in and out per month, in SVG, with the figures also in a table for screen readers. */
 export function MonthlyChart({ months }: { months: Month[] }) {
   const { ref, width } = useWidth();
-  const caption = 'Money in and out per month';
+  const { t } = useTranslation();
+  const caption = t('reports.monthly.caption');
   return (
     <figure>
       <div ref={ref} className="chart-frame">
-        {months.length === 0 ? <p className="muted">No months in this period.</p> : width > 0 && <Chart months={months} width={width} />}
+        {months.length === 0 ? <p className="muted">{t('reports.monthly.noMonths')}</p> : width > 0 && <Chart months={months} width={width} />}
       </div>
       <figcaption>
         {caption}
         <span aria-hidden="true">
-          : <span className="legend-in">■</span> in <span className="legend-out">■</span> out
+          : <span className="legend-in">■</span> {t('reports.monthly.legendIn')} <span className="legend-out">■</span> {t('reports.monthly.legendOut')}
         </span>
       </figcaption>
       <MonthlyTable months={months} caption={caption} />

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, withQuery, type Account, type Reconciliation, type ReconciliationState } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
+import { currentLanguage, t } from '../i18n';
 import { formatAmount, formatCents, formatDate, readAmount, today } from '../money';
-import { STATEMENT_BALANCE } from '../words';
 import { AmountField } from './AmountField';
 
 // D20 in the web app: an account proven against a bank or card statement, as GnuCash does it.
@@ -21,7 +22,9 @@ const isWholeDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) && valu
 
 /** "Reconciled through 31 Mar 2026: €2,548.15", or that it never was. */
 export function reconciledThrough(last: Reconciliation | null): string {
-  return last ? `Reconciled through ${formatDate(last.statement_date)}: ${formatCents(last.statement_balance_cents)}` : 'Not reconciled yet';
+  return last
+    ? t('reconcile.reconciledThrough', { date: formatDate(last.statement_date), balance: formatCents(last.statement_balance_cents) })
+    : t('reconcile.notReconciledYet');
 }
 
 /** Where the account stands as of `date` (its unreconciled transactions up to it), the latest answer only. */
@@ -48,33 +51,34 @@ function useStanding(accountId: number, date: string, version: number) {
 
 /** The statement's balance against the book's: the running difference, in money. */
 function Difference({ reconciled, ticked, statement }: { reconciled: number; ticked: number; statement: number | null }) {
+  const { t } = useTranslation();
   const difference = statement === null ? null : statement - reconciled - ticked;
   return (
     <div className="reconcile-sums">
       <dl>
         <div>
-          <dt>Starting balance (reconciled before)</dt>
+          <dt>{t('reconcile.startingBalance')}</dt>
           <dd>
             <Money cents={reconciled} />
           </dd>
         </div>
         <div>
-          <dt>Ticked</dt>
+          <dt>{t('reconcile.ticked')}</dt>
           <dd>
             <Money cents={ticked} />
           </dd>
         </div>
         <div>
-          <dt>Statement</dt>
+          <dt>{t('reconcile.statement')}</dt>
           <dd>{statement === null ? '—' : <Money cents={statement} />}</dd>
         </div>
       </dl>
       <p className="difference" aria-live="polite">
         {difference === null ? (
-          'Enter the statement’s balance to see the difference.'
+          t('reconcile.enterBalanceForDifference')
         ) : (
           <output className={difference === 0 ? 'agrees' : undefined}>
-            Difference: {formatCents(difference)}
+            {t('reconcile.difference', { amount: formatCents(difference) })}
             {difference === 0 ? ' ✓' : ''}
           </output>
         )}
@@ -85,7 +89,9 @@ function Difference({ reconciled, ticked, statement }: { reconciled: number; tic
 
 function ReconcileForm({ account }: { account: Account }) {
   const { bookStyle } = useApp();
-  const words = STATEMENT_BALANCE[bookStyle][account.kind === 'liability' ? 'liability' : 'asset'];
+  const { t } = useTranslation();
+  // D12 for D20: the statement's closing balance in words for the kind of account (a card's says what is owed, D6).
+  const statementWords = `reconcile.statementBalance.${bookStyle}.${account.kind === 'liability' ? 'liability' : 'asset'}`;
   const [date, setDate] = useState(today());
   const [balance, setBalance] = useState('');
   const [unticked, setUnticked] = useState<Set<number>>(new Set());
@@ -107,7 +113,7 @@ function ReconcileForm({ account }: { account: Account }) {
   const agrees = statement !== null && statement - reconciled - tickedCents === 0;
 
   const finish = useSubmit(async () => {
-    if (statement === null) throw new Error('Enter the statement’s balance.');
+    if (statement === null) throw new Error(t('reconcile.enterBalance'));
     const made = await api<Reconciliation>('POST', `/accounts/${account.id}/reconciliations`, {
       statement_date: date,
       statement_balance_cents: statement,
@@ -132,43 +138,43 @@ function ReconcileForm({ account }: { account: Account }) {
   };
 
   return (
-    <form className="reconcile" aria-label={`Reconcile ${account.name}`} onSubmit={finish.onSubmit} onChange={changed}>
+    <form className="reconcile" aria-label={t('reconcile.reconcileAccount', { name: account.name })} onSubmit={finish.onSubmit} onChange={changed}>
       <p>
-        {last ? `${reconciledThrough(last)}.` : `${account.name} has not been reconciled yet: the starting balance is ${formatCents(0)}.`}{' '}
+        {last ? `${reconciledThrough(last)}.` : t('reconcile.neverReconciled', { name: account.name, zero: formatCents(0) })}{' '}
         <Link to={registerPath(account.id)}>
-          Register<span className="visually-hidden"> of {account.name}</span>
+          <Trans i18nKey="reconcile.registerLink" values={{ name: account.name }} components={{ hidden: <span className="visually-hidden" /> }} />
         </Link>
       </p>
       <div className="row">
         <label>
-          Statement date
+          {t('reconcile.statementDate')}
           <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
         </label>
-        <AmountField label={words.label} signed placeholder={formatAmount(254815)} value={balance} onChange={setBalance} />
+        <AmountField label={t(`${statementWords}.label`)} signed placeholder={formatAmount(254815)} value={balance} onChange={setBalance} />
       </div>
-      <p className="muted">{words.hint}</p>
-      {tooEarly && <p className="error">The statement date must be on or after {formatDate(last.statement_date)}, the end of the last reconciliation.</p>}
+      <p className="muted">{t(`${statementWords}.hint`)}</p>
+      {tooEarly && <p className="error">{t('reconcile.tooEarly', { date: formatDate(last.statement_date) })}</p>}
       <ErrorNote error={error} />
       <section aria-labelledby="unreconciled-heading">
-        <h2 id="unreconciled-heading">{isWholeDate(date) ? `Not yet reconciled, up to ${formatDate(date)}` : 'Not yet reconciled'}</h2>
+        <h2 id="unreconciled-heading">{isWholeDate(date) ? t('reconcile.unreconciledUpTo', { date: formatDate(date) }) : t('reconcile.unreconciled')}</h2>
         {!state || !current ? (
           !error && <Loading />
         ) : lines.length === 0 ? (
-          <p>Nothing to tick: every transaction up to this date is reconciled.</p>
+          <p>{t('reconcile.nothingToTick')}</p>
         ) : (
           <>
-            <p className="muted">Tick what the statement shows; untick what it does not.</p>
+            <p className="muted">{t('reconcile.tickHint')}</p>
             <div className="row">
               <button type="button" className="secondary" onClick={() => setUnticked(new Set())}>
-                Tick all
+                {t('reconcile.tickAll')}
               </button>
               <button type="button" className="secondary" onClick={() => setUnticked(new Set(lines.map((line) => line.transaction_id)))}>
-                Untick all
+                {t('reconcile.untickAll')}
               </button>
             </div>
             <Scroll>
               <table aria-labelledby="unreconciled-heading">
-                <TableHead columns={['Date', 'On the statement', 'Amount']} numeric={['Amount']} />
+                <TableHead columns={[t('reconcile.columnDate'), t('reconcile.columnOnStatement'), t('reconcile.columnAmount')]} numeric={[t('reconcile.columnAmount')]} />
                 <tbody>
                   {lines.map((line) => (
                     <tr key={line.transaction_id}>
@@ -199,12 +205,12 @@ function ReconcileForm({ account }: { account: Account }) {
         <ErrorNote error={finish.error} />
         {done && (
           <p role="status" className="notice">
-            Reconciled {account.name} through {formatDate(done.statement_date)} at {formatCents(done.statement_balance_cents)}.{' '}
-            <Link to={registerPath(account.id)}>See it in the register</Link>
+            {t('reconcile.done', { name: account.name, date: formatDate(done.statement_date), balance: formatCents(done.statement_balance_cents) })}{' '}
+            <Link to={registerPath(account.id)}>{t('reconcile.seeInRegister')}</Link>
           </p>
         )}
         <button type="submit" disabled={finish.busy || !agrees || !current || tooEarly}>
-          Finish
+          {t('reconcile.finish')}
         </button>
       </div>
     </form>
@@ -214,13 +220,16 @@ function ReconcileForm({ account }: { account: Account }) {
 /** The accounts a statement can be reconciled against, each a link to its Reconcile page. */
 function Choose({ accounts }: { accounts: Account[] }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   const reconcilable = accounts.filter((a) => RECONCILABLE.has(a.kind));
-  if (reconcilable.length === 0) return <p>No {words.kinds.asset.toLowerCase()} or {words.kinds.liability.toLowerCase()} yet.</p>;
+  // English runs the kinds into its sentence in lower case; German quotes them as written (its nouns are capitalised).
+  const kind = (word: string) => (currentLanguage() === 'en' ? word.toLowerCase() : word);
+  if (reconcilable.length === 0) return <p>{t('reconcile.noAccounts', { asset: kind(words.kinds.asset), liability: kind(words.kinds.liability) })}</p>;
   return (
     <ul className="plain stack">
       {reconcilable.map((a) => (
         <li key={a.id}>
-          <Link to={reconcilePath(a.id)}>Reconcile {a.name}</Link> <span className="muted">({words.kinds[a.kind]})</span>
+          <Link to={reconcilePath(a.id)}>{t('reconcile.reconcileAccount', { name: a.name })}</Link> <span className="muted">({words.kinds[a.kind]})</span>
         </li>
       ))}
     </ul>
@@ -230,6 +239,7 @@ function Choose({ accounts }: { accounts: Account[] }) {
 /** D20: /reconcile?account=<id>, the Reconcile page of an asset or liability account; without one, a choice. */
 export function Reconcile() {
   const { path } = useApp();
+  const { t } = useTranslation();
   const accountId = new URLSearchParams(path.split('?')[1] ?? '').get('account');
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -238,7 +248,7 @@ export function Reconcile() {
   }, []);
 
   const account = accounts?.find((a) => String(a.id) === accountId);
-  const heading = account ? `Reconcile ${account.name}` : 'Reconcile';
+  const heading = account ? t('reconcile.reconcileAccount', { name: account.name }) : t('reconcile.title');
   return (
     <main>
       <PageHeading>{heading}</PageHeading>
@@ -250,8 +260,8 @@ export function Reconcile() {
         <ReconcileForm key={account.id} account={account} />
       ) : (
         <>
-          {accountId && <p>{account ? `${account.name} is not a bank, cash or card account: there is no statement to reconcile it against.` : 'There is no such account.'}</p>}
-          <p>Choose the account whose statement is in front of you:</p>
+          {accountId && <p>{account ? t('reconcile.notReconcilable', { name: account.name }) : t('reconcile.noSuchAccount')}</p>}
+          <p>{t('reconcile.choose')}</p>
           <Choose accounts={accounts} />
         </>
       )}

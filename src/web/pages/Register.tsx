@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, withQuery, type Account, type AccountRegister, type ReconciliationState, type RegisterLine } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Link, Loading, Money, Scroll, TableHead } from '../components';
@@ -8,22 +9,25 @@ import { useReport } from './useReport';
 
 /** D20: a ✓ on a reconciled line, said in words to a screen reader. */
 export function ReconciledMark() {
+  const { t } = useTranslation();
   return (
-    <span className="reconciled" title="Reconciled">
+    <span className="reconciled" title={t('reconcile.reconciledMark')}>
       {' '}
-      ✓<span className="visually-hidden"> reconciled</span>
+      ✓<span className="visually-hidden">{t('reconcile.reconciledMarkHidden')}</span>
     </span>
   );
 }
 
 function RegisterTable({ register }: { register: AccountRegister }) {
+  const { t } = useTranslation();
+  const [amount, balance] = [t('reports.register.columnAmount'), t('reports.register.columnBalance')];
   return (
     <Scroll>
       <table aria-labelledby="register-heading">
-        <TableHead columns={['Date', 'Description', 'Amount', 'Balance']} numeric={['Amount', 'Balance']} />
+        <TableHead columns={[t('reports.register.columnDate'), t('reports.register.columnDescription'), amount, balance]} numeric={[amount, balance]} />
         <tbody>
           <tr>
-            <td colSpan={3}>Opening balance</td>
+            <td colSpan={3}>{t('reports.register.openingBalance')}</td>
             <td className="num">
               <Money cents={register.opening_balance_cents} />
             </td>
@@ -54,6 +58,7 @@ function RegisterTable({ register }: { register: AccountRegister }) {
  * €2,548.15"), its Reconcile page, and the last reconciliation undone after asking.
  */
 function Reconciliation({ account, onUndone }: { account: Account; onUndone(): void }) {
+  const { t } = useTranslation();
   const [state, setState] = useState<ReconciliationState | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [undone, setUndone] = useState<string | null>(null);
@@ -64,12 +69,12 @@ function Reconciliation({ account, onUndone }: { account: Account; onUndone(): v
   const undo = async () => {
     const last = state?.last;
     if (!last) return;
-    const what = `the reconciliation of ${account.name} through ${formatDate(last.statement_date)} at ${formatCents(last.statement_balance_cents)}`;
-    if (!window.confirm(`Undo ${what}? Its transactions can be changed again until they are reconciled anew.`)) return;
+    const what = { name: account.name, date: formatDate(last.statement_date), balance: formatCents(last.statement_balance_cents) };
+    if (!window.confirm(t('reconcile.undoQuestion', what))) return;
     setError(null);
     try {
       await api('DELETE', `/reconciliations/${last.id}`);
-      setUndone(`Undid ${what}.`);
+      setUndone(t('reconcile.undone', what));
       setState(await api<ReconciliationState>('GET', `/accounts/${account.id}/reconciliation`));
       onUndone();
     } catch (e) {
@@ -82,11 +87,11 @@ function Reconciliation({ account, onUndone }: { account: Account; onUndone(): v
       <div className="row reconciliation">
         <span>{state ? `${reconciledThrough(state.last)}.` : ' '}</span>
         <Link to={reconcilePath(account.id)}>
-          Reconcile<span className="visually-hidden"> {account.name}</span>
+          <Trans i18nKey="reconcile.reconcileLink" values={{ name: account.name }} components={{ hidden: <span className="visually-hidden" /> }} />
         </Link>
         {state?.last && (
           <button type="button" className="secondary" onClick={() => void undo()}>
-            Undo the last reconciliation
+            {t('reconcile.undoLast')}
           </button>
         )}
       </div>
@@ -117,6 +122,7 @@ function RegisterLines({ account, period }: { account: Account; period: { from: 
  */
 export function Register({ accounts, period }: { accounts: Account[]; period: { from: string; to: string } }) {
   const { path } = useApp();
+  const { t } = useTranslation();
   const [registerOf, setRegisterOf] = useState(() => new URLSearchParams(path.split('?')[1] ?? '').get('account') ?? '');
   // An undone reconciliation takes the ✓ off its lines: the register is asked for again.
   const [version, setVersion] = useState(0);
@@ -124,11 +130,11 @@ export function Register({ accounts, period }: { accounts: Account[]; period: { 
 
   return (
     <section aria-labelledby="register-heading">
-      <h2 id="register-heading">Account register</h2>
+      <h2 id="register-heading">{t('reports.register.heading')}</h2>
       <label>
-        Account
+        {t('reports.register.account')}
         <select value={registerOf} onChange={(e) => setRegisterOf(e.target.value)}>
-          <option value="">Choose…</option>
+          <option value="">{t('reports.register.choose')}</option>
           {accounts.map((a) => (
             <option key={a.id} value={a.id}>
               {a.name}

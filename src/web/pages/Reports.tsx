@@ -1,7 +1,9 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { withQuery, type Account, type Section } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, ExportButtons, Link, Loading, Money, PageHeading } from '../components';
+import { t } from '../i18n';
 import { formatCents, formatDate, today } from '../money';
 import { ForecastSection } from './ForecastChart';
 import { MonthlyChart, type Month } from './MonthlyChart';
@@ -28,11 +30,12 @@ interface IncomeStatement {
 type Period = { from: string; to: string };
 type Preset = 'month' | 'year' | 'last-year' | 'custom';
 
+/** The presets and their labels' keys (asked for when shown: the language may change). */
 const PRESETS: { value: Preset; label: string }[] = [
-  { value: 'month', label: 'This month' },
-  { value: 'year', label: 'This year' },
-  { value: 'last-year', label: 'Last year' },
-  { value: 'custom', label: 'Custom' },
+  { value: 'month', label: 'reports.period.month' },
+  { value: 'year', label: 'reports.period.year' },
+  { value: 'last-year', label: 'reports.period.lastYear' },
+  { value: 'custom', label: 'reports.period.custom' },
 ];
 
 /** How long typing in a date field pauses before its period is asked for. */
@@ -65,15 +68,17 @@ function isWholeDate(value: string): boolean {
 
 /** Why the typed period cannot be asked for yet, or null when it can. */
 function problemOf(period: Period): string | null {
-  if (!isWholeDate(period.from) || !isWholeDate(period.to)) return `Enter whole dates from ${FIRST_YEAR} on.`;
-  if (period.from && period.to && period.from > period.to) return '“From” is after “To”.';
+  if (!isWholeDate(period.from) || !isWholeDate(period.to)) return t('reports.period.wholeDates', { year: FIRST_YEAR });
+  if (period.from && period.to && period.from > period.to) return t('reports.period.fromAfterTo');
   return null;
 }
 
+/** The period in words; an empty date is the book's first or last transaction (D7), each its own sentence. */
 function periodInWords({ from, to }: Period): string {
-  const start = from ? formatDate(from) : 'the first transaction';
-  const end = to ? formatDate(to) : 'the last transaction';
-  return `Figures from ${start} to ${end}.`;
+  if (from && to) return t('reports.period.fromTo', { from: formatDate(from), to: formatDate(to) });
+  if (to) return t('reports.period.firstTo', { to: formatDate(to) });
+  if (from) return t('reports.period.fromToLast', { from: formatDate(from) });
+  return t('reports.period.firstToLast');
 }
 
 /**
@@ -111,26 +116,27 @@ function usePeriod() {
 
 function PeriodFields({ state }: { state: ReturnType<typeof usePeriod> }) {
   const { preset, choose, period, typed, setTyped, problem } = state;
+  const { t } = useTranslation();
   return (
     <div className="period stack">
       <fieldset>
-        <legend>Period</legend>
+        <legend>{t('reports.period.legend')}</legend>
         <div className="row">
           {PRESETS.map(({ value, label }) => (
             <label key={value} className="mode">
               <input type="radio" name="period" value={value} checked={preset === value} onChange={() => choose(value)} />
-              {label}
+              {t(label)}
             </label>
           ))}
         </div>
         {preset === 'custom' && (
           <div className="row">
             <label>
-              From
+              {t('reports.period.from')}
               <input type="date" min={`${FIRST_YEAR}-01-01`} value={typed.from} onChange={(e) => setTyped({ ...typed, from: e.target.value })} />
             </label>
             <label>
-              To
+              {t('reports.period.to')}
               <input type="date" min={`${FIRST_YEAR}-01-01`} value={typed.to} onChange={(e) => setTyped({ ...typed, to: e.target.value })} />
             </label>
           </div>
@@ -165,6 +171,7 @@ function SectionTable({ title, section }: { title: string; section: Section }) {
 /** D7's `balanced` in words: what we have = what we owe + reserves + the result so far, and whether it holds. */
 function BalanceCheck({ sheet }: { sheet: BalanceSheet }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   const { have, owe, reserves, result } = words.balanceCheck;
   const difference = sheet.assets.total_cents - (sheet.liabilities.total_cents + sheet.equity.total_cents + sheet.net_income_cents);
   return (
@@ -185,9 +192,9 @@ function BalanceCheck({ sheet }: { sheet: BalanceSheet }) {
         {result} <Money cents={sheet.net_income_cents} />
       </span>
       {sheet.balanced && difference === 0 ? (
-        <strong className="holds"> ✓ This holds: the books balance.</strong>
+        <strong className="holds"> {t('reports.balanceHolds')}</strong>
       ) : (
-        <strong className="error"> ✗ This does not hold: the two sides differ by {formatCents(difference)}.</strong>
+        <strong className="error"> {t('reports.balanceFails', { amount: formatCents(difference) })}</strong>
       )}
     </p>
   );
@@ -195,10 +202,11 @@ function BalanceCheck({ sheet }: { sheet: BalanceSheet }) {
 
 function SheetSection({ sheet }: { sheet: Report<BalanceSheet> }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   return (
     <section aria-labelledby="sheet-heading">
       <h2 id="sheet-heading">{words.balanceSheet}</h2>
-      <p className="muted">At {formatDate(today())}.</p>
+      <p className="muted">{t('reports.sheetAt', { date: formatDate(today()) })}</p>
       <ReportPart report={sheet}>
         {(figures) => (
           <>
@@ -217,6 +225,7 @@ function SheetSection({ sheet }: { sheet: Report<BalanceSheet> }) {
 
 export function Reports() {
   const { words } = useApp();
+  const { t } = useTranslation();
   const periodState = usePeriod();
   const { period } = periodState;
   // Balances as of today where the person is (the API's default is today in UTC).
@@ -227,9 +236,9 @@ export function Reports() {
 
   return (
     <main>
-      <PageHeading>Reports</PageHeading>
+      <PageHeading>{t('reports.title')}</PageHeading>
       <p>
-        <Link to="/reports/annual">Annual report</Link> <span className="muted">— a year on one printable page</span>
+        <Link to="/reports/annual">{t('reports.annualLink')}</Link> <span className="muted">{t('reports.annualHint')}</span>
       </p>
       <SheetSection sheet={sheet} />
       <section aria-labelledby="statement-heading">
@@ -243,7 +252,7 @@ export function Reports() {
                 <SectionTable title={words.kinds.expense} section={figures.expenses} />
               </div>
               <p>
-                Net: <Money cents={figures.net_cents} />
+                {t('reports.net')} <Money cents={figures.net_cents} />
               </p>
             </>
           )}
@@ -252,7 +261,7 @@ export function Reports() {
       </section>
       <ForecastSection />
       <section aria-labelledby="export-heading">
-        <h2 id="export-heading">Download</h2>
+        <h2 id="export-heading">{t('reports.download')}</h2>
         <ExportButtons period={periodState.forExport} />
       </section>
       <ReportPart report={accounts}>{(list) => <Register accounts={list} period={period} />}</ReportPart>
