@@ -1,4 +1,5 @@
 import { addDays, LAST_DATE, MAX_DATES_AT_ONCE, nthOccurrence, occurrencesBetween, type Every, type Recurrence } from '../book/occurrences';
+import { t } from './i18n';
 
 // D21 in the browser: the dates a schedule falls on, for the previews of the web app (the next
 // dates in words, what a start in the past posts at once, Home's "Coming up"), by the server's own
@@ -32,3 +33,17 @@ export function clampsMonthEnd(r: Pick<Recurrence, 'start_on' | 'every'>): boole
   if (r.every === 'month') return day > 28;
   return r.every === 'year' && month === 2 && day === 29;
 }
+
+/** The units a schedule counts in, in the order the form offers them. */
+export const EVERY_UNITS: readonly Every[] = ['week', 'month', 'year'];
+
+/**
+ * How often, in the chosen language (D29): "Every month", "Every 2 weeks" at the start of a line;
+ * "every month" inside a sentence. The CSV export keeps its own English (src/book/change-words.ts).
+ */
+export function howOftenInWords(every: Every, interval: number, within: 'line' | 'sentence' = 'line'): string {
+  return within === 'line' ? t(`schedules.howOften.${every}`, { count: interval }) : t(`schedules.howOftenInSentence.${every}`, { count: interval });
+}
+
+/** A unit as the form's choice names it, singular after an interval of 1 ("month"), else plural ("months"). */
+export const unitInWords = (every: Every, interval: number | null): string => t(`schedules.units.${every}`, { count: interval === 1 ? 1 : 2 });

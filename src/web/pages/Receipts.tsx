@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, ApiError, apiBlob, download, upload, type Attachment } from '../api';
 import { ErrorNote } from '../components';
+import { locale, t } from '../i18n';
 
 // D22 in the web app: receipts on a transaction. A photo from the phone's camera (the file input
 // asks for it with `capture`) or a file, sent as it is with its progress shown; a thumbnail made
@@ -17,58 +19,56 @@ export const RECEIPTS_PER_TRANSACTION = 20;
 const KEPT_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/heic', 'image/heif', 'application/pdf'];
 /** A browser that does not know HEIC gives it no type: its name then says what it is. */
 const KEPT_NAMES = /\.(jpe?g|png|webp|gif|heic|heif|pdf)$/i;
-const KEPT_IN_WORDS = 'only photos (JPEG, PNG, WebP, GIF, HEIC) and PDF files';
 /** Thumbnails fit a square of this many pixels (twice what the page shows, for sharp screens). */
 const THUMBNAIL_PX = 160;
 
-const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'] as const;
 
-/** A size as people read it: "850 KB", "12.3 MB", "1 GB" (units of 1,024, as the limits are set). */
+/** A size as people read it: "850 KB", "12.3 MB", "1 GB" (units of 1,024, as the limits are set); "12,3 MB" in German. */
 export function sizeInWords(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
   let unit = 0;
   let value = bytes;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1024 && unit < UNITS.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${sizeFormat.format(value)} ${units[unit]}`;
+  return t(`receipts.size.${UNITS[unit]}`, { size: new Intl.NumberFormat(locale(), { maximumFractionDigits: 1 }).format(value) });
 }
 
-/** "1 receipt", "3 receipts". */
-export const receiptsInWords = (n: number) => `${n} ${n === 1 ? 'receipt' : 'receipts'}`;
+/** "1 receipt", "3 receipts" ("1 Beleg", "3 Belege"). */
+export const receiptsInWords = (n: number) => t('receipts.count', { count: n });
 
-const tooLarge = (name: string) =>
-  `“${name}” was not added: it is larger than ${sizeInWords(MAX_BYTES)}, the most a receipt can be. Take the photo again at a lower resolution, or scan the page smaller.`;
+/** What the book keeps, in words (D22). */
+const keptKinds = () => t('receipts.refusal.keptKinds');
+
+const tooLarge = (name: string) => t('receipts.refusal.tooLarge', { name, max: sizeInWords(MAX_BYTES) });
 
 /** Issue 37 item 13: a file of 0 bytes (a scan or a download that failed) is empty, whatever its name says. */
-const empty = (name: string) => `“${name}” was not added: the file is empty (0 bytes). Scan or save it again, then add it.`;
+const empty = (name: string) => t('receipts.refusal.empty', { name });
 
 /** Why a chosen file cannot be a receipt, said before anything is sent (D22's type and size); null when it may be. */
 export function receiptProblem(file: File): string | null {
   if (file.size === 0) return empty(file.name);
   if (file.size > MAX_BYTES) return tooLarge(file.name);
-  if (!KEPT_TYPES.includes(file.type) && !KEPT_NAMES.test(file.name)) return `“${file.name}” was not added: a receipt can be ${KEPT_IN_WORDS}.`;
+  if (!KEPT_TYPES.includes(file.type) && !KEPT_NAMES.test(file.name)) return t('receipts.refusal.notKind', { name: file.name, kinds: keptKinds() });
   return null;
 }
 
 /** D22: the API's refusal of a receipt (413, 415, 409…) in plain words, naming the file. */
 export function refusalInWords(name: string, error: unknown): string {
-  if (!(error instanceof ApiError)) return `“${name}” was not added: ${error instanceof Error ? error.message : String(error)}.`;
+  if (!(error instanceof ApiError)) return t('receipts.refusal.other', { name, reason: error instanceof Error ? error.message : String(error) });
   if (error.status === 413) return tooLarge(name);
   if (error.status === 400 && /the file is empty/.test(error.message)) return empty(name);
   if (error.status === 415) {
     const declared = /^the file is (\S+), not/.exec(error.message);
     return declared
-      ? `“${name}” was not added: it is a ${declared[1]!.replace(/^\w+\//, '').toUpperCase()} file, though its name says otherwise. Rename it to match and add it again.`
-      : `“${name}” was not added: it is not a photo or PDF the book can keep (${KEPT_IN_WORDS}).`;
+      ? t('receipts.refusal.misnamed', { name, type: declared[1]!.replace(/^\w+\//, '').toUpperCase() })
+      : t('receipts.refusal.notKeepable', { name, kinds: keptKinds() });
   }
-  if (error.status === 409 && /storage is full/.test(error.message)) {
-    return `“${name}” was not added: the book’s storage for receipts is full. Remove receipts that are no longer needed, or ask whoever runs Ledger for more room.`;
-  }
-  if (error.status === 409) return `“${name}” was not added: a transaction keeps at most ${RECEIPTS_PER_TRANSACTION} receipts. Remove one first.`;
-  if (error.status === 404) return `“${name}” was not added: the transaction no longer exists.`;
-  return `“${name}” was not added: ${error.message}.`;
+  if (error.status === 409 && /storage is full/.test(error.message)) return t('receipts.refusal.storageFull', { name });
+  if (error.status === 409) return t('receipts.refusal.tooMany', { name, max: RECEIPTS_PER_TRANSACTION });
+  if (error.status === 404) return t('receipts.refusal.gone', { name });
+  return t('receipts.refusal.other', { name, reason: error.message });
 }
 
 /** D22: the paperclip beside a transaction with receipts (drawn, not an emoji: every device shows it). */
@@ -111,7 +111,7 @@ export function SendingProgress({ sending }: { sending: Sending | null }) {
   const percent = sending.total ? Math.round((sending.sent / sending.total) * 100) : 0;
   return (
     <label className="sending">
-      {`Sending “${sending.name}” (${sizeInWords(sending.total)})`}
+      {t('receipts.sending', { name: sending.name, size: sizeInWords(sending.total) })}
       <progress max={100} value={percent}>
         {percent}%
       </progress>
@@ -123,7 +123,9 @@ export function SendingProgress({ sending }: { sending: Sending | null }) {
  * "Add receipt": a button that opens the file chooser (on a phone, the camera: `capture`), for
  * one file or several; `onChosen` gets what was chosen.
  */
-export function AddReceiptButton({ disabled, onChosen, label = 'Add receipt' }: { disabled?: boolean; onChosen(files: File[]): void; label?: string }) {
+export function AddReceiptButton({ disabled, onChosen, label: asked }: { disabled?: boolean; onChosen(files: File[]): void; label?: string }) {
+  const { t } = useTranslation();
+  const label = asked ?? t('receipts.add');
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
@@ -184,6 +186,7 @@ const typeLabel = (a: Attachment) => a.content_type.replace(/^\w+\//, '').toUppe
  * through a download, which the browser opens in its viewer.
  */
 function ReceiptTile({ attachment, onOpen }: { attachment: Attachment; onOpen(drawable: boolean): void }) {
+  const { t } = useTranslation();
   const [thumbnail, setThumbnail] = useState<string | null>(null);
   const [undrawable, setUndrawable] = useState(!isImage(attachment));
   useEffect(() => {
@@ -199,7 +202,7 @@ function ReceiptTile({ attachment, onOpen }: { attachment: Attachment; onOpen(dr
       shown = false;
     };
   }, [attachment]);
-  const label = undrawable ? `Open ${attachment.name} (${typeLabel(attachment)}, downloads)` : `Show ${attachment.name} full size`;
+  const label = undrawable ? t('receipts.openDownloads', { name: attachment.name, type: typeLabel(attachment) }) : t('receipts.showFullSize', { name: attachment.name });
   return (
     <button type="button" className="receipt-tile" aria-label={label} onClick={() => onOpen(!undrawable)}>
       {thumbnail ? <img src={thumbnail} alt="" /> : <span className="receipt-type">{undrawable ? typeLabel(attachment) : '…'}</span>}
@@ -209,6 +212,7 @@ function ReceiptTile({ attachment, onOpen }: { attachment: Attachment; onOpen(dr
 
 /** An image receipt full size, in a modal dialog (Escape or Close ends it), with its download. */
 function FullSize({ attachment, onClose }: { attachment: Attachment; onClose(): void }) {
+  const { t } = useTranslation();
   const dialog = useRef<HTMLDialogElement>(null);
   const heading = useId();
   const [source, setSource] = useState<string | null>(null);
@@ -224,14 +228,14 @@ function FullSize({ attachment, onClose }: { attachment: Attachment; onClose(): 
       <div className="row receipt-full-bar">
         <h3 id={heading}>{attachment.name}</h3>
         <button type="button" className="secondary" onClick={() => void download(`/attachments/${attachment.id}`, attachment.name).catch((e: Error) => setError(e.message))}>
-          Download
+          {t('receipts.download')}
         </button>
         <button type="button" onClick={() => dialog.current?.close()}>
-          Close
+          {t('receipts.close')}
         </button>
       </div>
       <ErrorNote error={error} />
-      {source ? <img src={source} alt={`The receipt ${attachment.name}`} /> : !error && <p className="loading">Loading…</p>}
+      {source ? <img src={source} alt={t('receipts.imageAlt', { name: attachment.name })} /> : !error && <p className="loading">{t('receipts.loading')}</p>}
     </dialog>
   );
 }
@@ -242,6 +246,7 @@ function FullSize({ attachment, onClose }: { attachment: Attachment; onClose(): 
  * transaction, or one in the closed period, keeps its receipts) is said before anything is sent.
  */
 export function Receipts({ transaction, removalRefusal, onChange }: { transaction: { id: number; description: string }; removalRefusal: string | null; onChange?(count: number): void }) {
+  const { t } = useTranslation();
   const [list, setList] = useState<Attachment[] | null>(null);
   const [sending, setSending] = useState<Sending | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
@@ -282,7 +287,7 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
     }
     setSending(null);
     setErrors(refused);
-    if (added.length) setSaid(`Added ${added.map((name) => `“${name}”`).join(', ')}.`);
+    if (added.length) setSaid(t('receipts.added', { names: added.map((name) => t('receipts.quoted', { name })).join(', ') }));
     await load().catch(() => undefined);
   };
 
@@ -290,10 +295,10 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
     setSaid(null);
     if (removalRefusal) return setErrors([removalRefusal]);
     setErrors([]);
-    if (!window.confirm(`Remove the receipt “${attachment.name}” from “${transaction.description}”?`)) return;
+    if (!window.confirm(t('receipts.confirmRemove', { name: attachment.name, description: transaction.description }))) return;
     try {
       await api('DELETE', `/attachments/${attachment.id}`);
-      setSaid(`Removed “${attachment.name}”.`);
+      setSaid(t('receipts.removed', { name: attachment.name }));
       await load();
     } catch (e) {
       setErrors([(e as Error).message]);
@@ -307,11 +312,11 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
 
   return (
     <section aria-labelledby={heading} className="receipts">
-      <h4 id={heading}>Receipts of “{transaction.description}”</h4>
+      <h4 id={heading}>{t('receipts.heading', { description: transaction.description })}</h4>
       {list === null ? (
-        errors.length === 0 && <p className="loading">Loading…</p>
+        errors.length === 0 && <p className="loading">{t('receipts.loading')}</p>
       ) : list.length === 0 ? (
-        <p className="muted">No receipt yet: add a photo of the till slip or the invoice.</p>
+        <p className="muted">{t('receipts.none')}</p>
       ) : (
         <ul className="plain receipt-list">
           {list.map((a) => (
@@ -320,8 +325,8 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
               <span className="receipt-name">
                 {a.name} <span className="muted small">{sizeInWords(a.size)}</span>
               </span>
-              <button type="button" className="secondary" aria-label={`Remove the receipt ${a.name}`} onClick={() => void remove(a)}>
-                Remove
+              <button type="button" className="secondary" aria-label={t('receipts.removeLabel', { name: a.name })} onClick={() => void remove(a)}>
+                {t('receipts.remove')}
               </button>
             </li>
           ))}
@@ -330,8 +335,8 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
       <div className="row">
         <AddReceiptButton disabled={sending !== null || (list?.length ?? 0) >= RECEIPTS_PER_TRANSACTION} onChosen={(files) => void add(files)} />
       </div>
-      <p className="muted small">A receipt is kept as soon as it is added, whether or not the changes above are saved.</p>
-      {(list?.length ?? 0) >= RECEIPTS_PER_TRANSACTION && <p className="muted small">A transaction keeps at most {RECEIPTS_PER_TRANSACTION} receipts: remove one to add another.</p>}
+      <p className="muted small">{t('receipts.keptAtOnce')}</p>
+      {(list?.length ?? 0) >= RECEIPTS_PER_TRANSACTION && <p className="muted small">{t('receipts.atMost', { max: RECEIPTS_PER_TRANSACTION })}</p>}
       <SendingProgress sending={sending} />
       <div role="status">{said}</div>
       {errors.map((error) => (
@@ -348,6 +353,7 @@ export function Receipts({ transaction, removalRefusal, onChange }: { transactio
  * of the book changes, the transaction is gone). Nothing is shown when it kept none.
  */
 export function KeptReceipts({ transaction }: { transaction: { id: number; description: string } }) {
+  const { t } = useTranslation();
   const [list, setList] = useState<Attachment[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
@@ -359,10 +365,10 @@ export function KeptReceipts({ transaction }: { transaction: { id: number; descr
   const remove = async (attachment: Attachment) => {
     setSaid(null);
     setError(null);
-    if (!window.confirm(`Remove the receipt “${attachment.name}” kept from the deleted “${transaction.description}”? Undo will no longer bring it back.`)) return;
+    if (!window.confirm(t('receipts.confirmRemoveKept', { name: attachment.name, description: transaction.description }))) return;
     try {
       await api('DELETE', `/attachments/${attachment.id}`);
-      setSaid(`Removed “${attachment.name}”.`);
+      setSaid(t('receipts.removed', { name: attachment.name }));
       await load();
     } catch (e) {
       setError((e as Error).message);
@@ -376,7 +382,7 @@ export function KeptReceipts({ transaction }: { transaction: { id: number; descr
       {list && list.length > 0 && (
         <>
           <p className="muted small">
-            Kept with it for Undo: {receiptsInWords(list.length)} ({sizeInWords(held)}).
+            {t('receipts.keptForUndo', { receipts: receiptsInWords(list.length), size: sizeInWords(held) })}
           </p>
           <ul className="plain">
             {list.map((a) => (
@@ -384,11 +390,11 @@ export function KeptReceipts({ transaction }: { transaction: { id: number; descr
                 <span className="receipt-name">
                   {a.name} <span className="muted small">{sizeInWords(a.size)}</span>
                 </span>
-                <button type="button" className="secondary" aria-label={`Download ${a.name}`} onClick={() => void download(`/attachments/${a.id}`, a.name).catch((e: Error) => setError(e.message))}>
-                  Download
+                <button type="button" className="secondary" aria-label={t('receipts.downloadLabel', { name: a.name })} onClick={() => void download(`/attachments/${a.id}`, a.name).catch((e: Error) => setError(e.message))}>
+                  {t('receipts.download')}
                 </button>
-                <button type="button" className="secondary" aria-label={`Remove the receipt ${a.name}`} onClick={() => void remove(a)}>
-                  Remove
+                <button type="button" className="secondary" aria-label={t('receipts.removeLabel', { name: a.name })} onClick={() => void remove(a)}>
+                  {t('receipts.remove')}
                 </button>
               </li>
             ))}

@@ -1,14 +1,15 @@
 import { useId, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, type Account, type Schedule, type ScheduleRequest } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, useSubmit } from '../components';
 import { formatAmount, formatCents, formatDate, today, utcDay } from '../money';
-import { clampsMonthEnd, MAX_DATES_AT_ONCE, nextAfter, occurrencesOf, type Every, type Recurrence } from '../recurrence';
+import { clampsMonthEnd, EVERY_UNITS, howOftenInWords, MAX_DATES_AT_ONCE, nextAfter, occurrencesOf, unitInWords, type Every, type Recurrence } from '../recurrence';
+import { currentLanguage, locale, t } from '../i18n';
 import type { Words } from '../words';
 import { confirmFarDate, useBookYears, ModeChoice, inMode, MovementFields, movementEntries, movementOf, type Mode, type Movement, type Simple } from './RecordForm';
 import { blankLines, entriesOf, SplitLines, type Line } from './SplitLines';
 import { amountMoved, directionOf } from '../../book/rules';
-import { howOften, UNITS } from '../../book/change-words';
 
 // D21 in the web app: a schedule made, from a transaction (its next occurrence after it) or from
 // the Schedules page, or changed. Before saving, the next dates are shown in words, the month's
@@ -17,23 +18,24 @@ import { howOften, UNITS } from '../../book/change-words';
 
 type Entry = { account_id: number; amount_cents: number };
 
-/** A date with its weekday ("Fri, Jan 31, 2027" in en-US), for the dates a schedule falls on. */
+/** A date with its weekday ("Fri, Jan 31, 2027" in en-US; "Fr., 31. Januar 2027" in German, whose dates spell the month: formatDate). */
 export function dayInWords(isoDate: string): string {
-  return utcDay(isoDate).toLocaleDateString(undefined, { timeZone: 'UTC', weekday: 'short', year: 'numeric', month: 'short', day: 'numeric' });
+  const month = currentLanguage() === 'de' ? 'long' : 'short';
+  return utcDay(isoDate).toLocaleDateString(locale(), { timeZone: 'UTC', weekday: 'short', year: 'numeric', month, day: 'numeric' });
 }
 
 /** What a schedule's entries do, in the words of the book (D12): "Money out €850.00 from Bank to Hall rent". */
 export function whatItMoves(entries: readonly { account_id: number; account_name: string; amount_cents: number }[], accounts: Account[], words: Words): string {
   const direction = directionOf(entries, (id) => accounts.find((a) => a.id === id)?.kind);
-  if (direction === 'split') return `${words.happened.split} of ${formatCents(amountMoved(entries))}`;
+  if (direction === 'split') return t('schedules.moves.split', { split: words.happened.split, amount: formatCents(amountMoved(entries)) });
   const to = entries.find((e) => e.amount_cents > 0)!;
   const from = entries.find((e) => e.amount_cents < 0)!;
-  return `${words.happened[direction]} ${formatCents(to.amount_cents)} from ${from.account_name} to ${to.account_name}`;
+  return t('schedules.moves.simple', { happened: words.happened[direction], amount: formatCents(to.amount_cents), from: from.account_name, to: to.account_name });
 }
 
-/** "a and b", "a, b and c". */
+/** "a and b", "a, b and c" (no comma before the last: Intl.ListFormat's English has one). */
 function listed(items: string[]): string {
-  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+  return items.length < 2 ? (items[0] ?? '') : t('schedules.preview.listed', { most: items.slice(0, -1).join(', '), last: items.at(-1) });
 }
 
 /** What a schedule starts from: a transaction (its date, the first occurrence), an existing schedule, or nothing. */
@@ -64,51 +66,46 @@ function previewOf(series: Recurrence, anchored: boolean, handledBefore: string 
   return { series, anchored, due, tooMany: upToOneMore.length > MAX_DATES_AT_ONCE, next, none: due.length === 0 && next.length === 0 };
 }
 
-const AT_ONCE = MAX_DATES_AT_ONCE.toLocaleString();
+/** The bound in the chosen language's figures ("1,000", "1.000"). */
+const atOnce = () => MAX_DATES_AT_ONCE.toLocaleString(locale());
 
 /**
  * D21's bounds in words: a schedule that posts itself may post at most 1,000 dates at once (the
  * server answers 400 beyond), so the form says so before anything is sent.
  */
 function tooManyInWords(first: string): string {
-  return (
-    `More than ${AT_ONCE} dates, from ${formatDate(first)} on, are today or already past: a schedule that posts itself ` +
-    `may post at most ${AT_ONCE} at once. Choose a later first date, an end (“Until”), or “Remind me”.`
-  );
+  return t('schedules.preview.tooManyPost', { atOnce: atOnce(), first: formatDate(first) });
 }
 
 /** The preview in words: "Next: Fri, Jan 31, 2027, then Feb 28, 2027, …"; the last day of shorter months; what is due already. */
 function PreviewNote({ preview, post }: { preview: Preview; post: boolean }) {
+  const { t } = useTranslation();
   const { series, due, tooMany, next, none } = preview;
-  if (none) return <p className="warning">No date falls between the start and the end: change the dates.</p>;
+  if (none) return <p className="warning">{t('schedules.preview.noDate')}</p>;
   const [first, ...rest] = next;
   const clamped = clampsMonthEnd(series) ? occurrencesOf(series, { from: next[0] ?? series.start_on, limit: 50 }).find((d) => d.slice(8) !== series.start_on.slice(8)) : undefined;
-  const ends = series.until_on ? ` The last date is on or before ${formatDate(series.until_on)}.` : '';
+  const ends = series.until_on ? ` ${t('schedules.preview.lastDate', { until: formatDate(series.until_on) })}` : '';
+  const nextKey = rest.length === 0 ? 'schedules.preview.nextOnly' : next.length === PREVIEW_COUNT ? 'schedules.preview.nextThenMore' : 'schedules.preview.nextThen';
+  const dueDates = listed(due.length > 4 ? [formatDate(due[0]!), '…', formatDate(due.at(-1)!)] : due.map(formatDate));
   return (
     <div className="schedule-preview stack">
       {first && (
         <p>
-          <strong>Next:</strong> {dayInWords(first)}
-          {rest.length > 0 && `, then ${rest.map(formatDate).join(', ')}`}
-          {next.length === PREVIEW_COUNT ? ' …' : '.'}
+          <Trans i18nKey={nextKey} values={{ first: dayInWords(first), rest: rest.map(formatDate).join(', ') }} components={{ strong: <strong /> }} />
           {ends}
         </p>
       )}
-      {!first && <p>No date after today.{ends}</p>}
-      {clamped && <p className="muted">In shorter months: the last day of the month ({formatDate(clamped)}).</p>}
-      {tooMany && post && <p className="warning">{tooManyInWords(due[0]!)}</p>}
-      {tooMany && !post && (
-        <p className="warning">
-          More than {AT_ONCE} dates, from {formatDate(due[0]!)} on, are today or already past: they wait on Home for you to post or skip.
+      {!first && (
+        <p>
+          {t('schedules.preview.noDateAfterToday')}
+          {ends}
         </p>
       )}
+      {clamped && <p className="muted">{t('schedules.preview.clamped', { date: formatDate(clamped) })}</p>}
+      {tooMany && post && <p className="warning">{tooManyInWords(due[0]!)}</p>}
+      {tooMany && !post && <p className="warning">{t('schedules.preview.tooManyRemind', { atOnce: atOnce(), first: formatDate(due[0]!) })}</p>}
       {due.length > 0 && !tooMany && (
-        <p className="warning">
-          {due.length === 1 ? `1 date is today or already past (${formatDate(due[0]!)})` : `${due.length} dates are today or already past (${listed(due.length > 4 ? [formatDate(due[0]!), '…', formatDate(due.at(-1)!)] : due.map(formatDate))})`}:{' '}
-          {post
-            ? `${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once when you save.`
-            : `${due.length === 1 ? 'it waits' : 'they wait'} on Home for you to post or skip.`}
-        </p>
+        <p className="warning">{post ? t('schedules.preview.duePost', { count: due.length, dates: dueDates }) : t('schedules.preview.dueRemind', { count: due.length, dates: dueDates })}</p>
       )}
     </div>
   );
@@ -139,6 +136,7 @@ function useEntries(initial: readonly Entry[] | null, accounts: Account[]) {
 export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { accounts: Account[]; origin: ScheduleOrigin; label: string; onSaved(schedule: Schedule, said: string): void; onCancel?(): void }) {
   useBookYears();
   const { words } = useApp();
+  const { t } = useTranslation();
   const existing = origin && 'schedule' in origin ? origin.schedule : null;
   const transaction = origin && 'transaction' in origin ? origin.transaction : null;
   const initial = existing ?? transaction;
@@ -162,20 +160,20 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
   const preview = valid ? previewOf(series, anchored, existing ? (existing.next_on ?? '9999-12-31') : null) : null;
 
   const save = useSubmit(async () => {
-    if (!description.trim()) throw new Error('Enter a description.');
-    if (interval === null || interval > 99) throw new Error('“Every” takes a whole number from 1 to 99.');
-    if (until && until < start) throw new Error(`“Until” is before the first date (${formatDate(start)}).`);
+    if (!description.trim()) throw new Error(t('schedules.form.enterDescription'));
+    if (interval === null || interval > 99) throw new Error(t('schedules.form.intervalRange'));
+    if (until && until < start) throw new Error(t('schedules.form.untilBeforeStart', { date: formatDate(start) }));
     let lines: Entry[];
     if (entries.mode === 'split') lines = entriesOf(entries.lines);
     else lines = movementEntries(entries.movement, accounts, words).entries;
     const due = preview?.due ?? [];
     // Before any question: the server would refuse it whatever the answers (D21's bounds).
-    if (post && preview?.tooMany) throw new Error(`Not saved: ${tooManyInWords(due[0]!)}`);
+    if (post && preview?.tooMany) throw new Error(t('schedules.form.notSaved', { reason: tooManyInWords(due[0]!) }));
     // D19: a first date more than a year away is asked about (a typo like 2062).
     if (!existing || start !== existing.start_on) confirmFarDate(start);
     if (post && due.length > 0) {
-      const question = `${due.length === 1 ? `The date ${formatDate(due[0]!)} is` : `${due.length} dates, from ${formatDate(due[0]!)} to ${formatDate(due.at(-1)!)}, are`} today or already past: ${due.length === 1 ? 'it' : `all ${due.length}`} will be posted at once. Save the schedule?`;
-      if (!window.confirm(question)) throw new Error('Not saved: nothing was posted. Change the first date, or choose “Remind me”.');
+      const question = t('schedules.form.confirmPast', { count: due.length, first: formatDate(due[0]!), last: formatDate(due.at(-1)!) });
+      if (!window.confirm(question)) throw new Error(t('schedules.form.notSavedNothingPosted'));
     }
     const body: ScheduleRequest = { description: description.trim(), entries: lines, start_on: series.start_on, every, interval, mode: post ? 'post' : 'remind', ...(until ? { until_on: until } : {}) };
     let saved: Schedule;
@@ -187,35 +185,42 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
       await api('POST', `/schedules/${made.id}/occurrences/${series.start_on}/skip`);
       saved = body.mode === 'post' ? await api<Schedule>('PUT', `/schedules/${made.id}`, body) : await api<Schedule>('GET', `/schedules/${made.id}`);
     } else saved = await api<Schedule>('POST', '/schedules', body);
-    const said = `${existing ? 'Saved' : 'Made'} the schedule “${saved.description}”: ${howOften(every, interval).toLowerCase()}${saved.next_on ? `, next on ${formatDate(saved.next_on)}` : ''}.`;
+    const told = { description: saved.description, howOften: howOftenInWords(every, interval, 'sentence'), next: saved.next_on ? formatDate(saved.next_on) : '' };
+    const said = existing
+      ? saved.next_on
+        ? t('schedules.form.savedNext', told)
+        : t('schedules.form.saved', told)
+      : saved.next_on
+        ? t('schedules.form.madeNext', told)
+        : t('schedules.form.made', told);
     onSaved(saved, said);
   });
 
   return (
     <form aria-label={label} className="record schedule-form" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
       <label>
-        Description
+        {t('schedules.form.description')}
         <input required value={description} onChange={(e) => setDescription(e.target.value)} maxLength={500} />
       </label>
-      <ModeChoice mode={entries.mode} onChange={entries.choose} legend="What happens each time?" />
+      <ModeChoice mode={entries.mode} onChange={entries.choose} legend={t('schedules.form.whatEachTime')} />
       {entries.mode === 'split' ? (
         <SplitLines accounts={accounts} lines={entries.lines} onChange={entries.setLines} />
       ) : (
         <MovementFields movement={entries.movement} accounts={accounts} onChange={entries.setMovement} describedBy={moves} placeholder={formatAmount(85000)} />
       )}
       <fieldset className="stack">
-        <legend>How often</legend>
+        <legend>{t('schedules.form.howOften')}</legend>
         <div className="row">
           <label>
-            Every
+            {t('schedules.form.every')}
             <input type="number" inputMode="numeric" min={1} max={99} required value={intervalText} className="interval" onChange={(e) => setIntervalText(e.target.value)} />
           </label>
           <label>
-            Weeks, months or years
+            {t('schedules.form.unit')}
             <select value={every} onChange={(e) => setEvery(e.target.value as Every)}>
-              {(Object.keys(UNITS) as Every[]).map((unit) => (
+              {EVERY_UNITS.map((unit) => (
                 <option key={unit} value={unit}>
-                  {UNITS[unit][interval === 1 ? 0 : 1]}
+                  {unitInWords(unit, interval)}
                 </option>
               ))}
             </select>
@@ -223,40 +228,40 @@ export function ScheduleForm({ accounts, origin, label, onSaved, onCancel }: { a
         </div>
         <div className="row">
           <label>
-            {transaction ? 'Next date' : 'First date'}
+            {transaction ? t('schedules.form.nextDate') : t('schedules.form.firstDate')}
             <input type="date" required value={start} aria-describedby={transaction ? hint : undefined} onChange={(e) => setStartTyped(e.target.value)} />
           </label>
           <label>
-            Until (optional)
+            {t('schedules.form.until')}
             <input type="date" value={until} min={start} onChange={(e) => setUntil(e.target.value)} />
           </label>
         </div>
         {transaction && (
           <p id={hint} className="muted small">
-            “{transaction.description}” of {formatDate(transaction.occurred_on)} was the first.
+            {t('schedules.form.wasFirst', { description: transaction.description, date: formatDate(transaction.occurred_on) })}
           </p>
         )}
       </fieldset>
       <fieldset>
-        <legend>When a date comes</legend>
+        <legend>{t('schedules.form.whenDateComes')}</legend>
         <label className="mode">
           <input type="radio" name={`${hint}-mode`} checked={post} onChange={() => setPost(true)} />
-          Post it automatically
+          {t('schedules.form.post')}
         </label>
         <label className="mode">
           <input type="radio" name={`${hint}-mode`} checked={!post} onChange={() => setPost(false)} />
-          Remind me (post or skip it on Home)
+          {t('schedules.form.remind')}
         </label>
       </fieldset>
       <div aria-live="polite">{preview && <PreviewNote preview={preview} post={post} />}</div>
       <ErrorNote error={save.error} />
       <div className="row">
         <button type="submit" disabled={save.busy} aria-describedby={entries.mode === 'split' ? undefined : moves}>
-          {save.busy ? 'Saving…' : existing ? 'Save the schedule' : 'Make the schedule'}
+          {save.busy ? t('schedules.form.saving') : existing ? t('schedules.form.save') : t('schedules.form.make')}
         </button>
         {onCancel && (
           <button type="button" className="secondary" onClick={onCancel}>
-            Cancel
+            {t('schedules.form.cancel')}
           </button>
         )}
       </div>

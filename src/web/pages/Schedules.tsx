@@ -1,50 +1,52 @@
 import { useCallback, useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, type Account, type Schedule } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Link, Loading, PageHeading, Scroll, TableHead } from '../components';
 import { formatDate } from '../money';
 import { Notice } from './RecordForm';
 import { ScheduleForm, whatItMoves } from './ScheduleForm';
-import { howOften } from '../../book/change-words';
+import { howOftenInWords } from '../recurrence';
+import { t } from '../i18n';
 
 // D21: every schedule of the book, who made it, when it comes next, how often and what it
 // moves; a new one made here, one changed (PUT) or deleted (asked first; what it posted stays).
 
-/** "Every month from Jan 31, 2027 until Dec 31, 2027". */
+/** "Every month from Jan 31, 2027 until Dec 31, 2027; posts itself". */
 function scheduleInWords(s: Schedule): string {
-  const until = s.until_on ? ` until ${formatDate(s.until_on)}` : '';
-  return `${howOften(s.every, s.interval)} from ${formatDate(s.start_on)}${until}`;
+  const values = { howOften: howOftenInWords(s.every, s.interval), start: formatDate(s.start_on), until: s.until_on ? formatDate(s.until_on) : '' };
+  if (s.mode === 'post') return s.until_on ? t('schedules.list.postsUntil', values) : t('schedules.list.posts', values);
+  return s.until_on ? t('schedules.list.remindsUntil', values) : t('schedules.list.reminds', values);
 }
 
 function ScheduleList({ list, accounts, onEdit, onDelete }: { list: Schedule[]; accounts: Account[]; onEdit(s: Schedule): void; onDelete(s: Schedule): void }) {
   const { words } = useApp();
-  if (list.length === 0) return <p>No schedules yet.</p>;
+  const { t } = useTranslation();
+  if (list.length === 0) return <p>{t('schedules.list.none')}</p>;
   return (
     <Scroll>
       <table aria-labelledby="schedules-heading" className="schedules-list">
-        <TableHead columns={['Next', 'Description', 'How often', 'Made by']} actions />
+        <TableHead columns={[t('schedules.list.next'), t('schedules.list.description'), t('schedules.list.howOften'), t('schedules.list.madeBy')]} actions />
         <tbody>
           {list.map((s) => (
             <tr key={s.id}>
-              <td className="nowrap">{s.next_on ? formatDate(s.next_on) : 'None left'}</td>
+              <td className="nowrap">{s.next_on ? formatDate(s.next_on) : t('schedules.list.noneLeft')}</td>
               <td>
                 <strong>{s.description}</strong>
                 <br />
                 {whatItMoves(s.entries, accounts, words)}
               </td>
-              <td>
-                {scheduleInWords(s)}; {s.mode === 'post' ? 'posts itself' : 'reminds you'}
-              </td>
-              <td className="byline" data-label="Made by">
+              <td>{scheduleInWords(s)}</td>
+              <td className="byline" data-label={t('schedules.list.madeBy')}>
                 {s.created_by_email ?? '—'}
               </td>
               <td>
                 <div className="row">
-                  <button type="button" className="secondary" onClick={() => onEdit(s)} aria-label={`Edit the schedule ${s.description}`}>
-                    Edit
+                  <button type="button" className="secondary" onClick={() => onEdit(s)} aria-label={t('schedules.editLabel', { description: s.description })}>
+                    {t('schedules.edit')}
                   </button>
-                  <button type="button" className="secondary" onClick={() => onDelete(s)} aria-label={`Delete the schedule ${s.description}`}>
-                    Delete
+                  <button type="button" className="secondary" onClick={() => onDelete(s)} aria-label={t('schedules.deleteLabel', { description: s.description })}>
+                    {t('schedules.delete')}
                   </button>
                 </div>
               </td>
@@ -57,6 +59,7 @@ function ScheduleList({ list, accounts, onEdit, onDelete }: { list: Schedule[]; 
 }
 
 export function Schedules() {
+  const { t } = useTranslation();
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [list, setList] = useState<Schedule[] | null>(null);
   const [editing, setEditing] = useState<Schedule | null>(null);
@@ -85,11 +88,11 @@ export function Schedules() {
   const remove = async (s: Schedule) => {
     setSaid(null);
     setError(null);
-    if (!window.confirm(`Delete the schedule “${s.description}”? What it posted stays in the books.`)) return;
+    if (!window.confirm(t('schedules.confirmDelete', { description: s.description }))) return;
     try {
       await api('DELETE', `/schedules/${s.id}`);
       if (editing?.id === s.id) setEditing(null);
-      setSaid(`Deleted the schedule “${s.description}”.`);
+      setSaid(t('schedules.deleted', { description: s.description }));
       await load();
     } catch (e) {
       setError((e as Error).message);
@@ -98,9 +101,9 @@ export function Schedules() {
 
   return (
     <main>
-      <PageHeading>Schedules</PageHeading>
+      <PageHeading>{t('schedules.title')}</PageHeading>
       <p className="muted">
-        Things that come back: rent, dues, a subscription. A schedule posts each date by itself, or reminds you on <Link to="/">Home</Link> to post or skip it.
+        <Trans i18nKey="schedules.intro" components={{ home: <Link to="/">{null}</Link> }} />
       </p>
       {!accounts || !list ? (
         error ? <ErrorNote error={error} /> : <Loading />
@@ -109,9 +112,9 @@ export function Schedules() {
           <Notice said={said} focus />
           <ErrorNote error={error} />
           <section aria-labelledby="new-schedule-heading">
-            <h2 id="new-schedule-heading">New schedule</h2>
+            <h2 id="new-schedule-heading">{t('schedules.newHeading')}</h2>
             {adding ? (
-              <ScheduleForm accounts={accounts} origin={null} label="New schedule" onSaved={(_, message) => saved(message)} onCancel={() => setAdding(false)} />
+              <ScheduleForm accounts={accounts} origin={null} label={t('schedules.newHeading')} onSaved={(_, message) => saved(message)} onCancel={() => setAdding(false)} />
             ) : (
               <button
                 type="button"
@@ -121,17 +124,17 @@ export function Schedules() {
                   setAdding(true);
                 }}
               >
-                Make a schedule
+                {t('schedules.make')}
               </button>
             )}
-            <p className="muted small">You can also make one from a transaction: open it for editing and choose “Repeat…”.</p>
+            <p className="muted small">{t('schedules.fromTransaction')}</p>
           </section>
           <section aria-labelledby="schedules-heading">
-            <h2 id="schedules-heading">Every schedule</h2>
+            <h2 id="schedules-heading">{t('schedules.everyHeading')}</h2>
             {editing && (
               <section aria-labelledby="edit-schedule-heading">
-                <h3 id="edit-schedule-heading">Edit “{editing.description}”</h3>
-                <ScheduleForm key={editing.id} accounts={accounts} origin={{ schedule: editing }} label={`Edit the schedule ${editing.description}`} onSaved={(_, message) => saved(message)} onCancel={() => setEditing(null)} />
+                <h3 id="edit-schedule-heading">{t('schedules.editHeading', { description: editing.description })}</h3>
+                <ScheduleForm key={editing.id} accounts={accounts} origin={{ schedule: editing }} label={t('schedules.editLabel', { description: editing.description })} onSaved={(_, message) => saved(message)} onCancel={() => setEditing(null)} />
               </section>
             )}
             <ScheduleList
