@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type StatementRequest } from '../api';
 import type { DateFormat } from '../../book/imports/date-formats';
 import { ErrorNote, Link, Loading, PageHeading } from '../components';
+import { t as translate } from '../i18n';
 import { formatDate } from '../money';
 import { columnCells, csvOptions, CsvMappingFields, guessMapping, hasRememberedMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
 import { DateChoice } from './ImportDates';
@@ -17,11 +19,14 @@ import { ImportRules } from './ImportRules';
 // and the book agree, can reconcile the account through the statement's date at once (D20).
 
 type Format = StatementRequest['format'];
-const FORMATS: { value: Format; label: string }[] = [
+/** The formats by name (asked when shown: the words follow the chosen language). */
+const formats = (): { value: Format; label: string }[] => [
   { value: 'csv', label: 'CSV' },
-  { value: 'ofx', label: 'OFX or QFX' },
+  { value: 'ofx', label: translate('import.form.formatOfx') },
   { value: 'camt053', label: 'camt.053 (ISO 20022 XML)' },
 ];
+/** Why a remembered mapping was not applied (a key: the note is worded when shown). */
+const COLUMNS_DIFFER = 'import.form.columnsDiffer';
 
 const LAST_ACCOUNT = 'ledger.import.account';
 const counterKey = (accountId: string) => `ledger.import.counter.${accountId}`;
@@ -67,7 +72,21 @@ interface Imported {
   reconcileError?: string;
 }
 
+/** What the import did, in one sentence: the transactions made, the lines linked, the ones already there. */
+function importedWords({ created, linked, duplicates }: Imported): string {
+  const words = {
+    transactions: translate('import.count.transactions', { count: created }),
+    linked: translate('import.result.linked', { count: linked }),
+    duplicates: translate('import.result.duplicates', { count: duplicates }),
+  };
+  if (linked > 0 && duplicates > 0) return translate('import.result.importedLinkedDuplicates', words);
+  if (linked > 0) return translate('import.result.importedLinked', words);
+  if (duplicates > 0) return translate('import.result.importedDuplicates', words);
+  return translate('import.result.imported', words);
+}
+
 export function Import() {
+  const { t } = useTranslation();
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [rules, setRules] = useState<ImportRule[]>([]);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -94,7 +113,7 @@ export function Import() {
     const counter = localStorage.getItem(counterKey(id)) ?? '';
     setCounterId(all.some((a) => String(a.id) === counter) ? counter : '');
     const remembered = rememberedMapping(id, text);
-    setMappingNote(text !== null && !remembered && hasRememberedMapping(id) ? 'This file’s columns differ from the ones remembered for this account: choose them again.' : null);
+    setMappingNote(text !== null && !remembered && hasRememberedMapping(id) ? COLUMNS_DIFFER : null);
     setMapping(remembered ?? (text === null ? null : guessMapping(text)));
   }, []);
 
@@ -116,7 +135,7 @@ export function Import() {
   if (!accounts) {
     return (
       <main>
-        <PageHeading>Import a statement</PageHeading>
+        <PageHeading>{t('import.title')}</PageHeading>
         {loadError ? <ErrorNote error={loadError} /> : <Loading />}
       </main>
     );
@@ -133,7 +152,7 @@ export function Import() {
     // The account's own mapping when it has one for a file like this (the same header row, D16),
     // else what this file looks like.
     const remembered = accountId ? rememberedMapping(accountId, text) : null;
-    setMappingNote(accountId && !remembered && hasRememberedMapping(accountId) ? 'This file’s columns differ from the ones remembered for this account: choose them again.' : null);
+    setMappingNote(accountId && !remembered && hasRememberedMapping(accountId) ? COLUMNS_DIFFER : null);
     setMapping(remembered ?? guessMapping(text));
   };
 
@@ -223,22 +242,19 @@ export function Import() {
   const accountName = accounts.find((a) => String(a.id) === accountId)?.name ?? '';
   return (
     <main className="import">
-      <PageHeading>Import a statement</PageHeading>
-      <p>
-        The lines of a bank or card statement (a CSV, OFX or QFX, or camt.053 file) become transactions of the statement’s account. Nothing is written until you
-        import, and lines imported before are left out.
-      </p>
+      <PageHeading>{t('import.title')}</PageHeading>
+      <p>{t('import.intro')}</p>
       <form
-        aria-label="Statement"
+        aria-label={t('import.form.label')}
         onSubmit={(e) => {
           e.preventDefault();
           void runPreview();
         }}
       >
-        <AccountSelect label="Account of the statement" kinds={['asset', 'liability']} accounts={accounts} value={accountId} onChange={(id) => chooseAccount(id, accounts, file?.text ?? null)} />
+        <AccountSelect label={t('import.form.account')} kinds={['asset', 'liability']} accounts={accounts} value={accountId} onChange={(id) => chooseAccount(id, accounts, file?.text ?? null)} />
         <div>
           <AccountSelect
-            label="Account for lines no rule matches"
+            label={t('import.form.counter')}
             kinds={['expense', 'income']}
             accounts={accounts}
             value={counterId}
@@ -247,34 +263,32 @@ export function Import() {
               if (accountId) localStorage.setItem(counterKey(accountId), id);
             }}
           />
-          <p className="muted small">Remembered for each statement account.</p>
+          <p className="muted small">{t('import.form.counterHint')}</p>
         </div>
         <label>
-          Statement file
+          {t('import.form.file')}
           <input type="file" required={!file} accept=".csv,.txt,.ofx,.qfx,.xml" onChange={(e) => void chooseFile(e.target.files?.[0])} />
         </label>
         {file && (
           <div>
             <label>
-              Format
+              {t('import.form.format')}
               <select value={format} onChange={(e) => setFormat(e.target.value as Format)}>
-                {FORMATS.map((f) => (
+                {formats().map((f) => (
                   <option key={f.value} value={f.value}>
                     {f.label}
                   </option>
                 ))}
               </select>
             </label>
-            <p className="muted small">
-              “{file.name}” looks like {FORMATS.find((f) => f.value === file.detected)?.label}; change the format if it is wrong.
-            </p>
+            <p className="muted small">{t('import.form.detected', { name: file.name, format: formats().find((f) => f.value === file.detected)?.label })}</p>
           </div>
         )}
-        {file && format === 'csv' && mappingNote && <p className="note">{mappingNote}</p>}
+        {file && format === 'csv' && mappingNote && <p className="note">{t(mappingNote)}</p>}
         {file && format === 'csv' && mapping && <CsvMappingFields text={file.text} mapping={mapping} accountName={accountName} onChange={setMapping} />}
         <div className="row">
           <button type="submit" disabled={busy}>
-            Preview
+            {t('import.form.preview')}
           </button>
         </div>
       </form>
@@ -285,15 +299,11 @@ export function Import() {
       )}
       {imported && (
         <div role="status" tabIndex={-1} ref={result} className="result">
+          <p>{importedWords(imported)}</p>
+          {imported.reconciledThrough && <p>{t('import.result.reconciledThrough', { account: accountName, date: formatDate(imported.reconciledThrough) })}</p>}
+          {imported.reconcileError && <p className="error">{t('import.result.reconcileError', { error: imported.reconcileError })}</p>}
           <p>
-            Imported {imported.created === 1 ? '1 transaction' : `${imported.created} transactions`}
-            {imported.linked > 0 && `; linked ${imported.linked === 1 ? '1 line' : `${imported.linked} lines`} to what was typed by hand`}
-            {imported.duplicates > 0 && `; ${imported.duplicates === 1 ? '1 was' : `${imported.duplicates} were`} already there`}.
-          </p>
-          {imported.reconciledThrough && <p>{accountName} is reconciled through {formatDate(imported.reconciledThrough)}.</p>}
-          {imported.reconcileError && <p className="error">The reconciliation was not made: {imported.reconcileError}</p>}
-          <p>
-            <Link to="/transactions">See them on the Transactions page</Link>
+            <Link to="/transactions">{t('import.result.seeThem')}</Link>
           </p>
         </div>
       )}

@@ -1,4 +1,6 @@
 import { DATE_FORMATS, type DateFormat } from '../../book/imports/date-formats';
+import { useTranslation } from 'react-i18next';
+import { locale } from '../i18n';
 import { formatDate } from '../money';
 
 // D16, dates a person cannot be sure of: when a statement's dates fit several formats the API
@@ -21,17 +23,19 @@ function readAs(text: string, format: DateFormat): string | null {
   return Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== iso ? null : iso;
 }
 
-const NAMES: Record<DateFormat, string> = {
-  'YYYY-MM-DD': 'year, month, day',
-  'DD.MM.YYYY': 'day first',
-  'DD/MM/YYYY': 'day first',
-  'MM/DD/YYYY': 'month first',
+/** Each format's name in words: its key under import.dates.names. */
+const NAMES: Record<DateFormat, 'yearMonthDay' | 'dayFirst' | 'monthFirst'> = {
+  'YYYY-MM-DD': 'yearMonthDay',
+  'DD.MM.YYYY': 'dayFirst',
+  'DD/MM/YYYY': 'dayFirst',
+  'MM/DD/YYYY': 'monthFirst',
 };
 
 /** How many of the file's dates are shown read each way: enough to see the difference. */
 const EXAMPLES = 3;
 
 export function DateChoice({ dates, candidates, onChoose }: { dates: string[]; candidates: string[]; onChoose(format: DateFormat): void }) {
+  const { t } = useTranslation();
   const formats = DATE_FORMATS.filter((f) => candidates.includes(f));
   const examples = [...new Set(dates.map((d) => d.trim()))]
     .filter((d) => new Set(formats.map((f) => readAs(d, f))).size > 1)
@@ -40,21 +44,21 @@ export function DateChoice({ dates, candidates, onChoose }: { dates: string[]; c
     const iso = readAs(d, f);
     return iso === null ? '?' : formatDate(iso);
   };
+  // "A or B" in the chosen language's own words for a choice.
+  const either = new Intl.ListFormat(locale(), { type: 'disjunction' });
   return (
     <fieldset className="stack date-choice">
-      <legend>Which dates does the file mean?</legend>
-      <p>The file’s dates can be read more than one way, so nothing is guessed:</p>
+      <legend>{t('import.dates.legend')}</legend>
+      <p>{t('import.dates.intro')}</p>
       <ul>
         {examples.map((d) => (
-          <li key={d}>
-            {d} → {formats.map((f) => reading(d, f)).join(' or ')}?
-          </li>
+          <li key={d}>{t('import.dates.example', { date: d, readings: either.format(formats.map((f) => reading(d, f))) })}</li>
         ))}
       </ul>
       <div className="row">
         {formats.map((f) => (
           <button key={f} type="button" onClick={() => onChoose(f)}>
-            {`${NAMES[f][0]!.toUpperCase()}${NAMES[f].slice(1)} (${f}): ${examples.map((d) => reading(d, f)).join(', ')}`}
+            {t('import.dates.option', { name: t(`import.dates.names.${NAMES[f]}`), format: f, examples: examples.map((d) => reading(d, f)).join(', ') })}
           </button>
         ))}
       </div>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, type Account, type ImportRule } from '../api';
 import { ErrorNote, useSubmit } from '../components';
 import { AccountSelect } from './AccountSelect';
@@ -9,6 +10,7 @@ import { AccountSelect } from './AccountSelect';
  * `onChanged` reloads the rules (and the preview, so that its matches follow).
  */
 export function ImportRules({ rules, accounts, onChanged }: { rules: ImportRule[]; accounts: Account[]; onChanged(): Promise<void> }) {
+  const { t } = useTranslation();
   const names = new Map(accounts.map((a) => [a.id, a.name]));
   const [pattern, setPattern] = useState('');
   const [accountId, setAccountId] = useState('');
@@ -29,36 +31,31 @@ export function ImportRules({ rules, accounts, onChanged }: { rules: ImportRule[
   };
   return (
     <section aria-labelledby="rules-heading">
-      <h2 id="rules-heading">Rules</h2>
-      <p className="muted small">
-        A line whose description contains a rule’s pattern (in any case) goes against the rule’s account instead of the one chosen above. The first rule that fits
-        wins.
-      </p>
+      <h2 id="rules-heading">{t('import.rules.heading')}</h2>
+      <p className="muted small">{t('import.rules.intro')}</p>
       {rules.length === 0 ? (
-        <p>No rules yet.</p>
+        <p>{t('import.rules.none')}</p>
       ) : (
         <ul className="plain rules">
           {rules.map((rule) => (
             <li key={rule.id} className="row">
-              <span>
-                “{rule.pattern}” → {names.get(rule.account_id) ?? '?'}
-              </span>
-              <button type="button" className="secondary" aria-label={`Delete rule ${rule.pattern}`} onClick={() => void remove(rule)}>
-                Delete
+              <span>{t('import.rules.rule', { pattern: rule.pattern, account: names.get(rule.account_id) ?? '?' })}</span>
+              <button type="button" className="secondary" aria-label={t('import.rules.deleteLabel', { pattern: rule.pattern })} onClick={() => void remove(rule)}>
+                {t('import.rules.delete')}
               </button>
             </li>
           ))}
         </ul>
       )}
       <ErrorNote error={removeError} />
-      <form aria-label="New rule" className="row" onSubmit={add.onSubmit}>
+      <form aria-label={t('import.rules.form')} className="row" onSubmit={add.onSubmit}>
         <label>
-          Pattern
+          {t('import.rules.pattern')}
           <input required maxLength={100} value={pattern} onChange={(e) => setPattern(e.target.value)} />
         </label>
-        <AccountSelect label="Book against" accounts={accounts} value={accountId} onChange={setAccountId} />
+        <AccountSelect label={t('import.rules.bookAgainst')} accounts={accounts} value={accountId} onChange={setAccountId} />
         <button type="submit" disabled={add.busy}>
-          Add rule
+          {t('import.rules.add')}
         </button>
       </form>
       <ErrorNote error={add.error} />
