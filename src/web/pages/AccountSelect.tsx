@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import type { Account } from '../api';
 import { useApp } from '../app';
 import type { AccountKind } from '../../book/rules';
@@ -10,13 +11,14 @@ const KINDS = ['asset', 'liability', 'equity', 'income', 'expense'] as const;
  * `exclude` leaves out the account chosen on the other side: never the same account twice (D19).
  */
 export function AccountSelect(props: { label: string; accounts: Account[]; value: string; onChange(v: string): void; kinds?: readonly AccountKind[]; exclude?: string }) {
+  const { t } = useTranslation();
   const { words } = useApp();
   const kinds = props.kinds ?? KINDS;
   return (
     <label>
       {props.label}
       <select required value={props.value} onChange={(e) => props.onChange(e.target.value)}>
-        <option value="">Choose…</option>
+        <option value="">{t('transactions.form.chooseAccount')}</option>
         {KINDS.filter((kind) => kinds.includes(kind)).map((kind) => (
           <optgroup key={kind} label={words.kinds[kind]}>
             {props.accounts

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, type Account, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, Link, useSubmit } from '../components';
@@ -6,9 +7,10 @@ import { formatAmount, formatCents, formatDate, readAmount, today } from '../mon
 import { BALANCE_MOVES, OWED_WORDS, type Words } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { AccountSelect } from './AccountSelect';
-import { AddReceiptButton, receiptProblem, RECEIPTS_PER_TRANSACTION, receiptsInWords, sendReceipt, SendingProgress, sizeInWords, type Sending } from './Receipts';
+import { AddReceiptButton, receiptProblem, RECEIPTS_PER_TRANSACTION, sendReceipt, SendingProgress, sizeInWords, type Sending } from './Receipts';
 import { blankLines, entriesOf, SplitLines } from './SplitLines';
 import { directionOf, naturalBalance, twoEntries, type AccountKind } from '../../book/rules';
+import { t } from '../i18n';
 
 export type Mode = 'in' | 'out' | 'move' | 'split';
 /** Money in, money out, a move: one amount between two accounts (D6). */
@@ -16,14 +18,14 @@ export type Simple = Exclude<Mode, 'split'>;
 type Entry = { account_id: number; amount_cents: number };
 
 /**
- * For each simple mode: the label of the account that receives (+amount) and of the one that
+ * For each simple mode: the label (its catalogue key, D29) of the account that receives (+amount) and of the one that
  * gives (−amount), and the kinds each side offers (issue 6/7 finding 3: a move from Bank to Bank
  * or a payment "spent on" an income account were saved). The split form offers every account.
  */
 const LABELS: Record<Simple, { receives: string; gives: string; receivesFirst: boolean; receiveKinds: AccountKind[]; giveKinds: AccountKind[] }> = {
-  in: { receives: 'Into', gives: 'From (where the money comes from)', receivesFirst: true, receiveKinds: ['asset', 'liability'], giveKinds: ['income', 'equity'] },
-  out: { receives: 'Spent on', gives: 'Paid from', receivesFirst: false, receiveKinds: ['expense'], giveKinds: ['asset', 'liability'] },
-  move: { receives: 'To', gives: 'From', receivesFirst: false, receiveKinds: ['asset', 'liability'], giveKinds: ['asset', 'liability'] },
+  in: { receives: 'transactions.form.inReceives', gives: 'transactions.form.inGives', receivesFirst: true, receiveKinds: ['asset', 'liability'], giveKinds: ['income', 'equity'] },
+  out: { receives: 'transactions.form.outReceives', gives: 'transactions.form.outGives', receivesFirst: false, receiveKinds: ['expense'], giveKinds: ['asset', 'liability'] },
+  move: { receives: 'transactions.form.moveReceives', gives: 'transactions.form.moveGives', receivesFirst: false, receiveKinds: ['asset', 'liability'], giveKinds: ['asset', 'liability'] },
 };
 
 /** A simple transaction as its form holds it: the mode, the typed amount and the two accounts' ids. */
@@ -56,18 +58,18 @@ export function movementOf(entries: readonly Entry[], accounts: Account[]): { mo
  */
 export function movementEntries(movement: Movement, accounts: Account[], words: Words): { entries: Entry[]; said: string } {
   const cents = amountOrThrow(movement.amount);
-  if (cents === 0) throw new Error('Enter an amount more than zero.');
-  if (!movement.receives || !movement.gives) throw new Error('Choose both accounts.');
-  if (movement.receives === movement.gives) throw new Error('Choose two different accounts.');
+  if (cents === 0) throw new Error(t('transactions.form.amountZero'));
+  if (!movement.receives || !movement.gives) throw new Error(t('transactions.form.bothAccounts'));
+  if (movement.receives === movement.gives) throw new Error(t('transactions.form.twoAccounts'));
   const name = (id: string) => accounts.find((a) => String(a.id) === id)?.name ?? '';
   return {
     entries: twoEntries({ to_account_id: Number(movement.receives), from_account_id: Number(movement.gives), amount_cents: cents }),
-    said: `${words.happened[movement.mode]} ${formatCents(cents)}, from ${name(movement.gives)} to ${name(movement.receives)}`,
+    said: t('transactions.form.said', { what: words.happened[movement.mode], amount: formatCents(cents), from: name(movement.gives), to: name(movement.receives) }),
   };
 }
 
 /** The confirmation of a save, in words (issue 6/7 finding 4, issue 25 item 5). */
-export const savedInWords = (description: string, date: string, said: string) => `Saved “${description.trim()}” of ${formatDate(date)}: ${said}.`;
+export const savedInWords = (description: string, date: string, said: string) => t('transactions.form.saved', { description: description.trim(), date: formatDate(date), said });
 
 /**
  * Issue 37 item 11: the years a far date is not asked about — those the book already has
@@ -96,8 +98,8 @@ export function useBookYears(): void {
 export function confirmFarDate(date: string): void {
   const days = Math.abs(Date.parse(date) - Date.parse(today())) / 86_400_000;
   if (days <= 366 || unsurprisingYears.has(date.slice(0, 4))) return;
-  if (!window.confirm(`The date ${formatDate(date)} is more than a year from today. Save it anyway?`)) {
-    throw new Error(`Not saved: check the date (${formatDate(date)}).`);
+  if (!window.confirm(t('transactions.form.farDate', { date: formatDate(date) }))) {
+    throw new Error(t('transactions.form.farDateNotSaved', { date: formatDate(date) }));
   }
   unsurprisingYears.add(date.slice(0, 4));
 }
@@ -122,18 +124,19 @@ export function Notice({ said, focus = false, children }: { said: string | null;
   );
 }
 
-export function ModeChoice({ mode, onChange, split = true, legend = 'What happened?' }: { mode: Mode; onChange(mode: Mode): void; split?: boolean; legend?: string }) {
+export function ModeChoice({ mode, onChange, split = true, legend }: { mode: Mode; onChange(mode: Mode): void; split?: boolean; legend?: string }) {
+  const { t } = useTranslation();
   const { words } = useApp();
   const name = useId();
   const modes = [
     ['in', words.moneyIn],
     ['out', words.moneyOut],
     ['move', words.move],
-    ...(split ? [['split', 'Split (advanced)'] as const] : []),
+    ...(split ? [['split', t('transactions.form.split')] as const] : []),
   ] as const;
   return (
     <fieldset className="modes">
-      <legend>{legend}</legend>
+      <legend>{legend ?? t('transactions.form.whatHappened')}</legend>
       {modes.map(([value, label]) => (
         <label key={value} className="mode">
           <input type="radio" name={name} value={value} checked={mode === value} onChange={() => onChange(value)} />
@@ -146,14 +149,15 @@ export function ModeChoice({ mode, onChange, split = true, legend = 'What happen
 
 /** The date and the words of a transaction, as every form that writes one asks for them. */
 export function DateAndDescription(props: { date: string; description: string; onDate(date: string): void; onDescription(text: string): void }) {
+  const { t } = useTranslation();
   return (
     <>
       <label>
-        Date
+        {t('transactions.form.date')}
         <input type="date" required value={props.date} onChange={(e) => props.onDate(e.target.value)} />
       </label>
       <label>
-        Description
+        {t('transactions.form.description')}
         <input required value={props.description} onChange={(e) => props.onDescription(e.target.value)} maxLength={500} />
       </label>
     </>
@@ -166,6 +170,7 @@ export function DateAndDescription(props: { date: string; description: string; o
  * once the amount and both accounts are there.
  */
 function BalanceMoves({ id, movement, accounts }: { id: string; movement: Movement; accounts: Account[] }) {
+  const { t } = useTranslation();
   const { bookStyle } = useApp();
   const reading = readAmount(movement.amount);
   const cents = 'cents' in reading ? reading.cents : 0;
@@ -198,7 +203,7 @@ function BalanceMoves({ id, movement, accounts }: { id: string; movement: Moveme
   if (LABELS[movement.mode].receivesFirst) lines.reverse();
   return (
     <p id={id} className="balance-moves">
-      <span className="balance-moves-lead">In the books: </span>
+      <span className="balance-moves-lead">{t('transactions.form.inTheBooks')} </span>
       {lines[0]} {lines[1]}
     </p>
   );
@@ -211,14 +216,15 @@ function BalanceMoves({ id, movement, accounts }: { id: string; movement: Moveme
  * button that saves them.
  */
 export function MovementFields({ movement, accounts, onChange, describedBy, placeholder }: { movement: Movement; accounts: Account[]; onChange(movement: Movement): void; describedBy: string; placeholder?: string }) {
+  const { t } = useTranslation();
   const labels = LABELS[movement.mode];
   const receiving = (
-    <AccountSelect label={labels.receives} accounts={accounts} kinds={labels.receiveKinds} exclude={movement.gives} value={movement.receives} onChange={(receives) => onChange({ ...movement, receives })} />
+    <AccountSelect label={t(labels.receives)} accounts={accounts} kinds={labels.receiveKinds} exclude={movement.gives} value={movement.receives} onChange={(receives) => onChange({ ...movement, receives })} />
   );
-  const giving = <AccountSelect label={labels.gives} accounts={accounts} kinds={labels.giveKinds} exclude={movement.receives} value={movement.gives} onChange={(gives) => onChange({ ...movement, gives })} />;
+  const giving = <AccountSelect label={t(labels.gives)} accounts={accounts} kinds={labels.giveKinds} exclude={movement.receives} value={movement.gives} onChange={(gives) => onChange({ ...movement, gives })} />;
   return (
     <>
-      <AmountField label="Amount" placeholder={placeholder} value={movement.amount} onChange={(amount) => onChange({ ...movement, amount })} />
+      <AmountField label={t('transactions.form.amount')} placeholder={placeholder} value={movement.amount} onChange={(amount) => onChange({ ...movement, amount })} />
       {labels.receivesFirst ? (
         <>
           {receiving}
@@ -257,6 +263,7 @@ export function SimpleModeChoice({ movement, accounts, onChange }: { movement: M
  */
 export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved(): void }) {
   useBookYears();
+  const { t } = useTranslation();
   const [mode, setMode] = useState<Mode>('in');
   const [date, setDate] = useState(today());
   const [description, setDescription] = useState('');
@@ -277,7 +284,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
   const chooseReceipts = (files: File[]) => {
     const refused = files.map(receiptProblem).filter((problem): problem is string => problem !== null);
     const kept = [...receipts, ...files.filter((file) => receiptProblem(file) === null)];
-    if (kept.length > RECEIPTS_PER_TRANSACTION) refused.push(`A transaction keeps at most ${RECEIPTS_PER_TRANSACTION} receipts.`);
+    if (kept.length > RECEIPTS_PER_TRANSACTION) refused.push(t('transactions.form.receiptLimit', { limit: RECEIPTS_PER_TRANSACTION }));
     setReceipts(kept.slice(0, RECEIPTS_PER_TRANSACTION));
     setReceiptErrors(refused);
   };
@@ -288,7 +295,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
     let said: string;
     if (mode === 'split') {
       entries = entriesOf(lines);
-      said = `${words.happened.split} of ${entries.length} entries`;
+      said = t('transactions.form.splitSaid', { split: words.happened.split, count: entries.length });
     } else {
       ({ entries, said } = movementEntries(movement, accounts, words));
     }
@@ -307,7 +314,7 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
     }
     setSending(null);
     const added = receipts.length - refused.length;
-    setSaved(`${savedInWords(description, date, said)}${added ? ` With ${receiptsInWords(added)}.` : ''}`);
+    setSaved(added ? `${savedInWords(description, date, said)} ${t('transactions.form.withReceipts', { count: added })}` : savedInWords(description, date, said));
     setReceiptErrors(refused);
     setUnfinished(refused.length ? made.id : null);
     setReceipts([]);
@@ -341,19 +348,19 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
       <ChosenReceipts files={receipts} busy={submit.busy} onChosen={chooseReceipts} onRemove={(file) => setReceipts(receipts.filter((f) => f !== file))} />
       <ErrorNote error={submit.error} />
       <button type="submit" disabled={submit.busy} aria-describedby={mode === 'split' ? undefined : moves}>
-        {submit.busy ? (sending ? 'Sending receipts…' : 'Saving…') : 'Save'}
+        {submit.busy ? (sending ? t('transactions.form.sendingReceipts') : t('transactions.form.saving')) : t('transactions.form.save')}
       </button>
       <SendingProgress sending={sending} />
       <Notice said={saved}>
-        {saved} <a href="#list-heading">See it in the history</a>
+        {saved} <a href="#list-heading">{t('transactions.form.seeInList')}</a>
       </Notice>
       {receiptErrors.map((error) => (
         <ErrorNote key={error} error={error} />
       ))}
       {unfinished !== null && (
         <p>
-          The transaction is recorded without {receiptErrors.length === 1 ? 'that receipt' : 'those receipts'}.{' '}
-          <Link to={`/transactions?edit=${unfinished}`}>Open it to add a receipt again</Link>
+          {t('transactions.form.unfinished', { count: receiptErrors.length })}{' '}
+          <Link to={`/transactions?edit=${unfinished}`}>{t('transactions.form.openToAdd')}</Link>
         </p>
       )}
     </form>
@@ -365,12 +372,13 @@ export function RecordForm({ accounts, onSaved }: { accounts: Account[]; onSaved
  * phone), each with its size and a button to take it off again; sent once the transaction is.
  */
 function ChosenReceipts({ files, busy, onChosen, onRemove }: { files: File[]; busy: boolean; onChosen(files: File[]): void; onRemove(file: File): void }) {
+  const { t } = useTranslation();
   const hint = useId();
   return (
     <fieldset className="stack chosen-receipts" aria-describedby={hint}>
-      <legend>Receipts</legend>
+      <legend>{t('transactions.form.receipts')}</legend>
       <p id={hint} className="muted small">
-        {files.length ? 'Added to the transaction when it is saved.' : 'A photo of the till slip or the invoice, added when the transaction is saved (optional).'}
+        {files.length ? t('transactions.form.receiptsHintChosen') : t('transactions.form.receiptsHint')}
       </p>
       {files.length > 0 && (
         <ul className="plain">
@@ -379,8 +387,8 @@ function ChosenReceipts({ files, busy, onChosen, onRemove }: { files: File[]; bu
               <span className="receipt-name">
                 {file.name} <span className="muted small">{sizeInWords(file.size)}</span>
               </span>
-              <button type="button" className="secondary" disabled={busy} aria-label={`Take off ${file.name}`} onClick={() => onRemove(file)}>
-                Take off
+              <button type="button" className="secondary" disabled={busy} aria-label={t('transactions.form.takeOffLabel', { name: file.name })} onClick={() => onRemove(file)}>
+                {t('transactions.form.takeOff')}
               </button>
             </li>
           ))}

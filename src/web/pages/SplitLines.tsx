@@ -1,4 +1,6 @@
 import { useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { t } from '../i18n';
 import type { Account } from '../api';
 import { formatCents, parseSignedMoney } from '../money';
 import { AmountField, amountOrThrow } from './AmountField';
@@ -16,30 +18,32 @@ export const blankLines = (): Line[] => [
 /** The entries of a split, or an error naming the first line that is not filled in properly. */
 export function entriesOf(lines: Line[]): { account_id: number; amount_cents: number }[] {
   const entries = lines.map((line, i) => {
-    if (!line.account) throw new Error(`Line ${i + 1}: choose an account.`);
-    return { account_id: Number(line.account), amount_cents: amountOrThrow(line.amount, { signed: true, prefix: `Line ${i + 1}: ` }) };
+    if (!line.account) throw new Error(t('transactions.split.noAccount', { line: i + 1 }));
+    return { account_id: Number(line.account), amount_cents: amountOrThrow(line.amount, { signed: true, prefix: t('transactions.split.linePrefix', { line: i + 1 }) }) };
   });
   // Said in money before the server is asked, whose message counts in cents (finding 2).
   const total = entries.reduce((sum, e) => sum + e.amount_cents, 0);
-  if (total !== 0) throw new Error(`The entries add up to ${formatCents(total)}; they must add up to zero.`);
+  if (total !== 0) throw new Error(t('transactions.split.notZero', { total: formatCents(total) }));
   return entries;
 }
 
 /** The running total of the lines typed so far, and what is left to balance (it must reach zero). */
 function Balance({ lines }: { lines: Line[] }) {
+  const { t } = useTranslation();
   const amounts = lines.map((l) => parseSignedMoney(l.amount));
   const total = amounts.reduce<number>((sum, cents) => sum + (cents ?? 0), 0);
   const complete = amounts.every((cents) => cents !== null);
   return (
     <output className="split-balance" aria-live="polite">
-      Total of the entries: {formatCents(total)}.{' '}
-      {total === 0 && complete ? 'Balanced.' : `Remaining to balance: ${formatCents(-total || 0)}.`}
+      {t('transactions.split.total', { total: formatCents(total) })}{' '}
+      {total === 0 && complete ? t('transactions.split.balanced') : t('transactions.split.remaining', { amount: formatCents(-total || 0) })}
     </output>
   );
 }
 
 /** The lines of a split (at least two): an account and a signed amount each. */
 export function SplitLines({ accounts, lines, onChange }: { accounts: Account[]; lines: Line[]; onChange(lines: Line[]): void }) {
+  const { t } = useTranslation();
   const add = useRef<HTMLButtonElement>(null);
   const update = (i: number, change: Partial<Line>) => onChange(lines.map((l, j) => (j === i ? { ...l, ...change } : l)));
   const remove = (i: number) => {
@@ -49,21 +53,21 @@ export function SplitLines({ accounts, lines, onChange }: { accounts: Account[];
   };
   return (
     <fieldset>
-      <legend>Entries (positive goes into an account, negative comes out; they must add up to zero)</legend>
+      <legend>{t('transactions.split.legend')}</legend>
       {lines.map((line, i) => (
         <div className="row" key={i}>
-          <AccountSelect label={`Account ${i + 1}`} accounts={accounts} value={line.account} onChange={(account) => update(i, { account })} />
-          <AmountField label={`Amount ${i + 1}`} signed value={line.amount} onChange={(amount) => update(i, { amount })} />
+          <AccountSelect label={t('transactions.split.account', { line: i + 1 })} accounts={accounts} value={line.account} onChange={(account) => update(i, { account })} />
+          <AmountField label={t('transactions.split.amount', { line: i + 1 })} signed value={line.amount} onChange={(amount) => update(i, { amount })} />
           {lines.length > 2 && (
             <button type="button" className="secondary" onClick={() => remove(i)}>
-              Remove line {i + 1}
+              {t('transactions.split.remove', { line: i + 1 })}
             </button>
           )}
         </div>
       ))}
       <Balance lines={lines} />
       <button type="button" className="secondary" ref={add} onClick={() => onChange([...lines, { account: '', amount: '' }])}>
-        Add a line
+        {t('transactions.split.add')}
       </button>
     </fieldset>
   );

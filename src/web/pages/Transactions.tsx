@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, apiPage, withQuery, type Account, type ListedTransaction, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { ErrorNote, ExportButtons, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
@@ -12,6 +13,7 @@ import { ScheduleForm } from './ScheduleForm';
 import { entriesOf, SplitLines, type Line } from './SplitLines';
 import { everyTransaction, PrintedList, type ListQuery } from './TransactionsPrint';
 import { useLatestRequest, useSettled } from '../settled';
+import { t as translate } from '../i18n';
 
 /** How many transactions a page of the list holds; "Load more" asks for the next (D15). */
 export const PAGE_SIZE = 50;
@@ -21,14 +23,14 @@ const SEARCH_PAUSE_MS = 250;
 /** D20: why a reconciled transaction keeps its date and entries, said before anything is sent. */
 const reconciledRefusal = (t: Transaction, action: 'changed' | 'deleted') =>
   action === 'deleted'
-    ? `“${t.description}” is reconciled: it agrees with a bank statement, so it cannot be deleted. Undo the reconciliation on the account’s register first.`
-    : `“${t.description}” is reconciled: it agrees with a bank statement, so its date, amounts and accounts cannot be changed (its description can). Undo the reconciliation on the account’s register first.`;
+    ? translate('transactions.reconciledDelete', { description: t.description })
+    : translate('transactions.reconciledChange', { description: t.description });
 
 /** D20 (D22): why the receipts of a transaction stay as they are (reconciled, or dated in the closed period), said before asking; null when one can be removed. */
 function receiptRemovalRefusal(t: Transaction, reconciled: boolean, closedThrough: string | null): string | null {
-  if (reconciled) return `“${t.description}” is reconciled: it agrees with a bank statement, so its receipts cannot be removed. Undo the reconciliation on the account’s register first.`;
+  if (reconciled) return translate('transactions.reconciledReceipts', { description: t.description });
   if (closedThrough && t.occurred_on <= closedThrough) {
-    return `The books are closed through ${formatDate(closedThrough)}: the receipts of a transaction dated ${formatDate(t.occurred_on)} cannot be removed. Reopen them in Settings first.`;
+    return translate('transactions.closedReceipts', { closed: formatDate(closedThrough), date: formatDate(t.occurred_on) });
   }
   return null;
 }
@@ -67,6 +69,7 @@ function EditTransaction({
   onReceipts(count: number): void;
 }) {
   useBookYears();
+  const { t } = useTranslation();
   const { closedThrough, words } = useApp();
   const [date, setDate] = useState(transaction.occurred_on);
   const [description, setDescription] = useState(transaction.description);
@@ -97,7 +100,7 @@ function EditTransaction({
       said = built.said;
     } else {
       entries = entriesOf(lines);
-      said = `${words.happened.split} of ${entries.length} entries`;
+      said = t('transactions.form.splitSaid', { split: words.happened.split, count: entries.length });
     }
     if (reconciled && !sameDateAndEntries(transaction, date, entries)) throw new Error(reconciledRefusal(transaction, 'changed'));
     if (date !== transaction.occurred_on) confirmFarDate(date);
@@ -106,14 +109,15 @@ function EditTransaction({
   });
   return (
     <>
-    <form aria-label="Edit transaction" className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
+    <form aria-label={t('transactions.edit.label')} className="record" onSubmit={save.onSubmit} onChange={() => save.error && save.setError(null)}>
       <h3 ref={heading} tabIndex={-1}>
-        Edit “{transaction.description}”{reconciled && <ReconciledMark />}
+        {t('transactions.edit.heading', { description: transaction.description })}
+        {reconciled && <ReconciledMark />}
       </h3>
       {closed ? (
         <p className="warning">{closed}</p>
       ) : (
-        reconciled && <p className="warning">Reconciled: only the description can be changed; the date, amounts and accounts agree with a bank statement.</p>
+        reconciled && <p className="warning">{t('transactions.edit.reconciled')}</p>
       )}
       {movement && <SimpleModeChoice movement={movement} accounts={accounts} onChange={setMovement} />}
       <DateAndDescription date={date} description={description} onDate={setDate} onDescription={setDescription} />
@@ -125,25 +129,25 @@ function EditTransaction({
       <ErrorNote error={save.error} />
       <div className="row">
         <button type="submit" disabled={save.busy} aria-describedby={movement ? moves : undefined}>
-          Save changes
+          {t('transactions.edit.save')}
         </button>
         <button type="button" className="secondary" onClick={() => onDone(null)}>
-          Cancel
+          {t('transactions.edit.cancel')}
         </button>
         <button type="button" className="secondary" aria-expanded={repeating} onClick={() => setRepeating(!repeating)}>
-          Repeat…
+          {t('transactions.edit.repeat')}
         </button>
-        <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>History of this transaction</Link>
+        <Link to={`/history?subject=transaction&subject_id=${transaction.id}`}>{t('transactions.edit.history')}</Link>
       </div>
     </form>
     <Receipts transaction={transaction} removalRefusal={receiptRemovalRefusal(transaction, reconciled, closedThrough)} onChange={onReceipts} />
     {repeating && (
       <section aria-labelledby="repeat-heading">
-        <h3 id="repeat-heading">Repeat “{transaction.description}”</h3>
+        <h3 id="repeat-heading">{t('transactions.edit.repeatHeading', { description: transaction.description })}</h3>
         <ScheduleForm
           accounts={accounts}
           origin={{ transaction }}
-          label={`Repeat ${transaction.description}`}
+          label={t('transactions.edit.repeatLabel', { description: transaction.description })}
           onSaved={(_, said) => onDone(said)}
           onCancel={() => setRepeating(false)}
         />
@@ -159,6 +163,7 @@ function EditTransaction({
  * account's amount in its natural sign (D6), so income received reads as a plus, not a red minus.
  */
 function WhatHappened({ transaction, accounts }: { transaction: Transaction; accounts: Account[] }) {
+  const { t } = useTranslation();
   const { words, bookStyle } = useApp();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   // Issue 37 item 7: an opening balance is told as such ("Opening balance: we owe $1,204.33 on Visa card"), never as money out.
@@ -180,7 +185,7 @@ function WhatHappened({ transaction, accounts }: { transaction: Transaction; acc
         <strong>{words.happened[direction]}</strong> <Money cents={to.amount_cents} />
         <span className="fromto">
           {' '}
-          from {from.account_name} to {to.account_name}
+          {t('transactions.list.fromTo', { from: from.account_name, to: to.account_name })}
         </span>
       </span>
     );
@@ -216,11 +221,12 @@ function Email({ address }: { address: string }) {
 }
 
 function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction[]; accounts: Account[]; onEdit(t: Transaction): void; onDelete(t: ListedTransaction): void }) {
-  if (list.length === 0) return <p>No transactions found.</p>;
+  const { t: say } = useTranslation();
+  if (list.length === 0) return <p>{say('transactions.list.empty')}</p>;
   return (
     <Scroll>
       <table aria-labelledby="list-heading" className="transactions-list">
-        <TableHead columns={['Date', 'Description', 'What happened', 'Recorded by']} actions />
+        <TableHead columns={[say('transactions.list.date'), say('transactions.list.description'), say('transactions.list.whatHappened'), say('transactions.list.recordedBy')]} actions />
         <tbody>
           {list.map((t) => (
             <tr key={t.id}>
@@ -244,11 +250,11 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
               <td className="byline">{t.created_by_email ? <Email address={t.created_by_email} /> : '—'}</td>
               <td>
                 <div className="row">
-                  <button type="button" className="secondary" onClick={() => onEdit(t)} aria-label={`Edit ${t.description}`}>
-                    Edit
+                  <button type="button" className="secondary" onClick={() => onEdit(t)} aria-label={say('transactions.list.editLabel', { description: t.description })}>
+                    {say('transactions.list.edit')}
                   </button>
-                  <button type="button" className="secondary" onClick={() => onDelete(t)} aria-label={`Delete ${t.description}`}>
-                    Delete
+                  <button type="button" className="secondary" onClick={() => onDelete(t)} aria-label={say('transactions.list.deleteLabel', { description: t.description })}>
+                    {say('transactions.list.delete')}
                   </button>
                 </div>
               </td>
@@ -261,12 +267,13 @@ function History({ list, accounts, onEdit, onDelete }: { list: ListedTransaction
 }
 
 /** Issue 25 items 8 and 9: the list's heading says what it lists. */
-const listHeading = (account: Account | undefined) => (account ? `Transactions on ${account.name}` : 'Recorded transactions');
+const listHeading = (account: Account | undefined) => (account ? translate('transactions.listHeadingOn', { account: account.name }) : translate('transactions.listHeading'));
 
 /** The query a list answers, as one comparable key. */
 const keyOf = (query: ListQuery) => JSON.stringify(query);
 
 export function Transactions() {
+  const { t: say } = useTranslation();
   const [accounts, setAccounts] = useState<Account[] | null>(null);
   const [query, setQuery] = useState({ from: '', to: '', q: '' });
   // Issue 25 item 8: the list of one account's transactions (D15 `account_id`), linked from elsewhere as ?account_id=.
@@ -360,7 +367,7 @@ export function Transactions() {
     const refusal = t.reconciled ? reconciledRefusal(t, 'deleted') : closedBooksRefusal(t.occurred_on, closedThrough, 'deleted');
     if (refusal) return setError(refusal);
     setError(null);
-    if (!window.confirm(`Delete "${t.description}" of ${formatDate(t.occurred_on)}?`)) return;
+    if (!window.confirm(say('transactions.deleteConfirm', { description: t.description, date: formatDate(t.occurred_on) }))) return;
     try {
       await api('DELETE', `/transactions/${t.id}`);
       setSaved(null);
@@ -386,55 +393,59 @@ export function Transactions() {
 
   return (
     <main>
-      <PageHeading>Transactions</PageHeading>
+      <PageHeading>{say('transactions.title')}</PageHeading>
       {!accounts || !list ? (
         error ? <ErrorNote error={error} /> : <Loading />
       ) : (
         <div className="transactions-layout">
           <section aria-labelledby="record-heading">
-            <h2 id="record-heading">Record</h2>
+            <h2 id="record-heading">{say('transactions.recordHeading')}</h2>
             <RecordForm accounts={accounts} onSaved={() => { setDeleted(null); void load(); }} />
           </section>
           <section aria-labelledby="list-heading">
             {/* Issue 25 item 9: named after what it lists, not "History" like the change log. */}
             <h2 id="list-heading">{listHeading(accounts.find((a) => String(a.id) === accountId))}</h2>
             <Notice said={saved} focus />
-            <Notice said={deleted && `Deleted “${deleted.description}”.`} focus>
+            <Notice said={deleted && say('transactions.deleted', { description: deleted.description })} focus>
               {deleted && (
                 <>
-                  Deleted “{deleted.description}”.{' '}
+                  {say('transactions.deleted', { description: deleted.description })}{' '}
                   <button type="button" onClick={() => void undo()}>
-                    Undo
+                    {say('transactions.undo')}
                   </button>
                 </>
               )}
             </Notice>
             <div className="row" role="search">
               <label>
-                Search
+                {say('transactions.search')}
                 {/* D15 `q` (issue 25 item 6): words of a description or an account's name, or an amount. */}
                 <input type="search" value={query.q} aria-describedby="search-hint" onChange={(e) => search({ q: e.target.value })} />
               </label>
               <label>
-                From
+                {say('transactions.from')}
                 <input type="date" value={query.from} onChange={(e) => search({ from: e.target.value })} />
               </label>
               <label>
-                To
+                {say('transactions.to')}
                 <input type="date" value={query.to} onChange={(e) => search({ to: e.target.value })} />
               </label>
             </div>
             <p id="search-hint" className="muted small screen-only">
-              Words, an account’s name or an amount; any case, any accents.
+              {say('transactions.searchHint')}
             </p>
             {accountId && (
               <p className="screen-only">
-                Only the transactions on {accounts.find((a) => String(a.id) === accountId)?.name ?? 'one account'}. <Link to="/transactions">Show every transaction</Link>
+                <Trans
+                  i18nKey="transactions.onlyAccount"
+                  values={{ account: accounts.find((a) => String(a.id) === accountId)?.name ?? say('transactions.oneAccount') }}
+                  components={{ link: <Link to="/transactions">{null}</Link> }}
+                />
               </p>
             )}
             <div className="row screen-only">
               <button type="button" className="secondary" disabled={!current} onClick={() => void print()}>
-                Print the list
+                {say('transactions.printList')}
               </button>
             </div>
             <ExportButtons period={{ from: query.from, to: query.to }} />
@@ -456,7 +467,7 @@ export function Transactions() {
             )}
             {!current && (
               <p className="muted screen-only" role="status">
-                Searching{query.q ? ` for “${query.q}”` : ''}…
+                {query.q ? say('transactions.searchingFor', { q: query.q }) : say('transactions.searching')}
               </p>
             )}
             <div aria-busy={!current} className={current ? undefined : 'stale'}>
@@ -465,7 +476,7 @@ export function Transactions() {
             {shown && <PrintedList list={printed ?? list} complete={printed !== null || !next} query={shown.query} accounts={accounts} />}
             {next && current && (
               <button type="button" className="secondary" onClick={() => void more()}>
-                Load more
+                {say('transactions.loadMore')}
               </button>
             )}
           </section>

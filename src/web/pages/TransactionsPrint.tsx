@@ -1,3 +1,4 @@
+import { Trans, useTranslation } from 'react-i18next';
 import { apiPage, withQuery, type Account, type ListedTransaction } from '../api';
 import { useApp } from '../app';
 import { Money, TableHead } from '../components';
@@ -5,6 +6,7 @@ import { formatCents, formatDate } from '../money';
 import { startingBalanceInWords, startingBalanceOf } from '../../book/debt-words';
 import { amountMoved, directionOf } from '../../book/rules';
 import type { BookStyle } from '../api';
+import { t as translate } from '../i18n';
 
 // Issue 25 item 10: the Transactions page on paper. What prints is the list of the chosen dates
 // (and search, and account), every row of it, under the book's name, the period and the totals;
@@ -18,8 +20,8 @@ export interface ListQuery {
   account_id: string;
 }
 
-/** The book as a page names it (D12: the book style's words; a book keeps no other name). */
-const BOOK_NAME: Record<BookStyle, string> = { personal: 'Household book', club: 'Club book' };
+/** The book as a page names it (D12: the book style's words; a book keeps no other name), by its catalogue key (D29). */
+const BOOK_NAME: Record<BookStyle, string> = { personal: 'transactions.print.personalBook', club: 'transactions.print.clubBook' };
 
 /** Every transaction the list's query finds, page after page (D15 `limit` and `cursor`), for print. */
 export async function everyTransaction(query: ListQuery): Promise<ListedTransaction[]> {
@@ -35,10 +37,10 @@ export async function everyTransaction(query: ListQuery): Promise<ListedTransact
 
 /** The period of the list in words ("from 1 May 2026 to 31 May 2026"; "of the whole book" without dates, issue 37 item 13). */
 export function periodOf({ from, to }: { from: string; to: string }): string {
-  if (from && to) return `from ${formatDate(from)} to ${formatDate(to)}`;
-  if (from) return `from ${formatDate(from)} on`;
-  if (to) return `up to ${formatDate(to)}`;
-  return 'of the whole book';
+  if (from && to) return translate('transactions.print.fromTo', { from: formatDate(from), to: formatDate(to) });
+  if (from) return translate('transactions.print.fromOn', { from: formatDate(from) });
+  if (to) return translate('transactions.print.upTo', { to: formatDate(to) });
+  return translate('transactions.print.wholeBook');
 }
 
 /**
@@ -49,6 +51,7 @@ export function periodOf({ from, to }: { from: string; to: string }): string {
  * in nor out: it is counted on a line of its own (issue 37 item 7).
  */
 export function PrintedList({ list, query, accounts, complete }: { list: ListedTransaction[]; query: ListQuery; accounts: Account[]; complete: boolean }) {
+  const { t: say } = useTranslation();
   const { bookStyle, words } = useApp();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   const totals = { in: 0, out: 0, move: 0, split: 0 };
@@ -60,16 +63,16 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
     else totals[directionOf(t.entries, kindOf)] += amountMoved(t.entries);
   }
   const account = accounts.find((a) => String(a.id) === query.account_id);
-  const narrowed = [query.q && `matching “${query.q}”`, account && `on ${account.name}`].filter(Boolean).join(', ');
+  const narrowed = [query.q && say('transactions.print.matching', { q: query.q }), account && say('transactions.print.onAccount', { account: account.name })].filter(Boolean).join(', ');
   return (
-    <section className="print-only printed-list" aria-label="Printed list">
+    <section className="print-only printed-list" aria-label={say('transactions.print.region')}>
       <p className="print-title">
-        <strong>{BOOK_NAME[bookStyle]}</strong> — transactions {periodOf(query)}
+        <Trans i18nKey="transactions.print.title" values={{ book: say(BOOK_NAME[bookStyle]), period: periodOf(query) }} components={{ book: <strong /> }} />
         {narrowed && `, ${narrowed}`}
       </p>
-      {!complete && <p>Only the first {list.length} are shown here: the page’s Print button prints every one.</p>}
+      {!complete && <p>{say('transactions.print.partial', { count: list.length })}</p>}
       <table>
-        <TableHead columns={['Date', 'Description', 'What happened', 'Amount']} numeric={['Amount']} />
+        <TableHead columns={[say('transactions.list.date'), say('transactions.list.description'), say('transactions.list.whatHappened'), say('transactions.print.amount')]} numeric={[say('transactions.print.amount')]} />
         <tbody>
           {list.map((t) => {
             const balance = starting.get(t.id);
@@ -97,7 +100,7 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
                 <td>{t.description}</td>
                 <td>
                   {words.happened[direction]}
-                  {direction === 'split' ? `: ${t.entries.map((e) => e.account_name).join(', ')}` : ` from ${from!.account_name} to ${to!.account_name}`}
+                  {direction === 'split' ? `: ${t.entries.map((e) => e.account_name).join(', ')}` : ` ${say('transactions.list.fromTo', { from: from!.account_name, to: to!.account_name })}`}
                 </td>
                 <td className="num">
                   <Money cents={amountMoved(t.entries)} />
@@ -109,7 +112,7 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
         <tbody>
           <tr className="total">
             <th scope="row" colSpan={3}>
-              {list.length === 1 ? '1 transaction' : `${list.length} transactions`}: {words.happened.in}
+              {say('transactions.print.count', { count: list.length, what: words.happened.in })}
             </th>
             <td className="num">
               <Money cents={totals.in} />
