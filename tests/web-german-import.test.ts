@@ -71,10 +71,14 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in German 
     s = await openWebSession({ prefix: 'ledger-web-german-import-', email: EMAIL, password: PASSWORD, locale: 'de-DE' });
     page = s.page;
     expect((await s.call('PUT', '/settings', { book_style: 'club' })).status).toBe(200);
+    // The app reads the book style when it starts: a club's words from here on (D12).
+    await page.reload();
+    await page.locator('main h1').waitFor();
     for (const [name, kind] of [
       ['Girokonto', 'asset'],
       ['Vereinskonto', 'asset'],
       ['Tagesgeld', 'asset'],
+      ['Kreditkarte', 'liability'],
       ['Ungeordnet', 'expense'],
       ['Hallenmiete', 'expense'],
       ['Mitgliedsbeiträge', 'income'],
@@ -224,6 +228,20 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in German 
     expect((await previewRow('Alex Beispiel — Mitgliedsbeitrag April')).map(plain)).toEqual(['1', '1. April 2026', 'Alex Beispiel — Mitgliedsbeitrag April', '25,00 €', '', 'Ungeordnet', '']);
     expect(await page.locator('.balance-check').count()).toBe(0);
     await noEnglish('a camt preview without balances');
+  });
+
+  it('issue 38 (D29, D16, D6, D12): a card statement\'s balance is said as what the club owes, by the card company, in German', async () => {
+    await openImport();
+    await choose('Konto des Auszugs', 'Kreditkarte');
+    await choose('Gegenkonto für Zeilen ohne passende Regel', 'Ungeordnet');
+    await readFile(path.join(FIXTURES, 'ofx-2-xml.ofx'));
+    expect(await field('Format').locator('option:checked').textContent()).toBe('OFX oder QFX');
+    await page.getByRole('button', { name: 'Vorschau', exact: true }).click();
+    await expect.poll(summary).toBe('3 neue Zeilen, 0 bereits importiert und 0 Fehler');
+    expect(plain(await page.locator('.balance-check').textContent())).toBe(
+      'Laut Kreditkartenunternehmen am 28. Februar 2026: der Verein schuldet 79,40 €; laut Buchhaltung nach diesem Import: der Verein schuldet 79,40 € ✓ stimmt überein',
+    );
+    await noEnglish('a card statement');
   });
 
   it('ran without server faults or Content-Security-Policy violations', () => {
