@@ -219,6 +219,19 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Import page in German 
     expect(await result().getByRole('paragraph').first().textContent()).toBe('2 Buchungen importiert; 1 Zeile mit einer von Hand erfassten Buchung verknüpft.');
     await noEnglish('imported and reconciled');
 
+    // Reconciled through Mar 31: a CSV line of March on the same account is warned of, above the lines and on its own.
+    await openImport();
+    await choose('Konto des Auszugs', 'Vereinskonto');
+    await readFile(statementFile('nachtrag.csv', ['Buchungstag;Verwendungszweck;Betrag', '20.03.2026;Nachtrag Getränke;-15,00', '02.04.2026;Spende Bäckerei;40,00'].join('\n')));
+    await page.getByRole('button', { name: 'Vorschau', exact: true }).click();
+    await expect.poll(summary).toBe('2 neue Zeilen, 0 bereits importiert und 0 Fehler');
+    await expect
+      .poll(() => page.locator('.warning').textContent())
+      .toBe('1 Zeile liegt in einem bereits abgeglichenen Zeitraum (bis 31. März 2026): Wird sie importiert, ändert sich ein abgeglichener Saldo.');
+    expect((await previewRow('Nachtrag Getränke'))[6]).toBe('⚠ in einem bereits abgeglichenen Zeitraum');
+    expect((await previewRow('Spende Bäckerei'))[6]).toBe('');
+    await noEnglish('a line in a reconciled period');
+
     // The plain camt.053 fixture (no balances) on another account: its four lines, no balance check.
     await openImport();
     await choose('Konto des Auszugs', 'Tagesgeld');

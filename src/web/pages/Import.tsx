@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, ApiError, type Account, type ImportLineError, type ImportPreview as Preview, type ImportResult, type ImportRule, type StatementRequest } from '../api';
 import type { DateFormat } from '../../book/imports/date-formats';
-import { ErrorNote, Link, Loading, PageHeading } from '../components';
+import { ErrorNote, Link, Loading, PageHeading, refusalInWords } from '../components';
 import { t as translate } from '../i18n';
 import { formatDate } from '../money';
 import { columnCells, csvOptions, CsvMappingFields, guessMapping, hasRememberedMapping, rememberedMapping, rememberMapping, type CsvMapping } from './ImportCsv';
@@ -301,7 +301,7 @@ export function Import() {
         <div role="status" tabIndex={-1} ref={result} className="result">
           <p>{importedWords(imported)}</p>
           {imported.reconciledThrough && <p>{t('import.result.reconciledThrough', { account: accountName, date: formatDate(imported.reconciledThrough) })}</p>}
-          {imported.reconcileError && <p className="error">{t('import.result.reconcileError', { error: imported.reconcileError })}</p>}
+          {imported.reconcileError && <p className="error">{t('import.result.reconcileError', { error: refusalInWords(imported.reconcileError) })}</p>}
           <p>
             <Link to="/transactions">{t('import.result.seeThem')}</Link>
           </p>

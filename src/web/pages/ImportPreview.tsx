@@ -4,7 +4,7 @@ import { api, type Account, type BookStyle, type ImportLineError, type ImportPre
 import { useApp } from '../app';
 import { isCard } from '../../book/debt-words';
 import { isCreditNormal } from '../../book/rules';
-import { Money, Scroll, TableHead } from '../components';
+import { Money, refusalInWords, Scroll, TableHead } from '../components';
 import { t } from '../i18n';
 import { formatCents, formatDate } from '../money';
 
@@ -23,7 +23,7 @@ export function LineErrors({ message, errors }: { message?: string; errors: Impo
   if (!message && errors.length === 0) return null;
   return (
     <div className="error" role="alert">
-      {message && <p>{message}</p>}
+      {message && <p>{refusalInWords(message)}</p>}
       {errors.length > 0 && (
         <ul>
           {errors.map((e, i) => (
