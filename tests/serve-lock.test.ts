@@ -159,9 +159,10 @@ describe('the embedded serve lock outlives the session that took it (issue 36 it
     }
   }, 120_000);
 
-  it('an admin command whose session is terminated holds the shared use lock again on a new session', async () => {
+  it('an admin command whose session is terminated holds the shared use lock again on a new session, and at its end leaves the cluster running (a serve may be taking its own lock again that moment)', async () => {
     const admin = await openEmbedded(dir, 'admin');
     const kill = session();
+    let released = false;
     try {
       const holders = async () => (await lockRows(EMBEDDED_USE_LOCK)).filter((r) => r.granted && r.name === `ledger admin ${process.pid}`);
       const [before] = await holders();
@@ -169,9 +170,13 @@ describe('the embedded serve lock outlives the session that took it (issue 36 it
       await kill`select pg_terminate_backend(${before!.pid}, 5000)`;
       const after = await waitFor(async () => (await holders()).find((r) => r.pid !== before!.pid), 10_000, 'the use lock is held again');
       expect(after.name).toBe(`ledger admin ${process.pid}`);
+      await admin.release();
+      released = true;
+      expect((await kill`select 1 as one`)[0], 'the cluster still runs').toEqual({ one: 1 });
+      expect(await lockRows(EMBEDDED_USE_LOCK), 'the admin command let go of its lock').toEqual([]);
     } finally {
       await kill.end({ timeout: 1 }).catch(() => {});
-      await admin.release();
+      if (!released) await admin.release();
     }
   });
 

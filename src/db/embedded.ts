@@ -394,7 +394,10 @@ function leaveBy(lock: SessionLock, role: Role, location: EmbeddedLocation, bin:
       presence ??= lock.openSession();
       if (holding && role === 'serve') await presence`select pg_advisory_unlock(${SERVE_LOCK_KEY})`;
       else if (holding) await presence`select pg_advisory_unlock_shared(${USE_LOCK_KEY})`;
-      stopping = await stopWhenUnused(presence, location, bin, user);
+      // An admin command whose session was reset may leave while the `serve` is still taking its
+      // lock again: the serve lock free for that moment does not mean the cluster is unused.
+      // Left running, it is taken over by the next start, as after `kill -9`.
+      if (role === 'serve' || !lock.lostOnce) stopping = await stopWhenUnused(presence, location, bin, user);
     } catch (error) {
       // Our lock lost with the cluster gone (stopped by someone else, not started again): nothing to stop.
       if (holding || !isGoingAway(error)) throw error;

@@ -37,6 +37,7 @@ export class SessionLock {
   private held = false;
   private stopped = false;
   private retaking: Promise<void> | undefined;
+  private lost = false;
   /** Sessions that ended: one that ends between its lock and our noting it must not count as holding. */
   private readonly ended = new WeakSet<postgres.Sql>();
 
@@ -53,6 +54,11 @@ export class SessionLock {
     this.current = session;
     this.held = !this.ended.has(session);
     if (!this.held) this.retake();
+  }
+
+  /** True once the lock's session has ended under it (whether or not it was taken again since). */
+  get lostOnce(): boolean {
+    return this.lost;
   }
 
   /**
@@ -73,6 +79,7 @@ export class SessionLock {
   }
 
   private retake(): void {
+    this.lost = true;
     if (this.retaking) return;
     const lost = this.current;
     this.current = undefined;
