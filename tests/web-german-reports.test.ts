@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { englishOnScreen } from './support/i18n-walk';
-import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
+import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // Issue 38 (D29) for Reconcile and Reports, in chromium in a German browser (de-DE) against
 // `ledger serve` on the embedded database, a club's book (D12) with a bank and a card account: the
@@ -91,8 +91,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('Reconcile and Reports in G
     const finish = page.getByRole('button', { name: 'Abgleich abschließen', exact: true });
     const difference = async () => plain(await page.locator('.reconcile-sums output').textContent());
 
-    // D12 in German: a club's words for what the statement says; D19: German money typed.
-    await page.getByLabel('Guthaben des Vereins laut Kontoauszug').fill('1.930,00');
+    // D12 in German: a club's words for what the statement says (the vocabulary's); D19: German money typed.
+    await page.getByLabel(message('de', 'vocabulary.club.statementBalance.asset.label')).fill('1.930,00');
     await expect.poll(difference).toBe('Differenz: -60,00 €');
     expect(await finish.isDisabled()).toBe(true);
     expect(await englishOnScreen(page, SECTIONS)).toEqual([]);

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
+import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // D20 in the web app (issue 24, items 4-6), in chromium against `ledger serve` on the embedded
 // database, as a club treasurer (D12): the bank reconciled through a date on the Reconcile page
@@ -366,12 +366,12 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the book’s currency in a
     await s.page.reload();
     // Intl puts a no-break space before the sign: compared as a plain space.
     const text = async (locator: ReturnType<Page['locator']>) => (await locator.textContent())?.replace(/\s/g, ' ');
-    await expect.poll(() => text(s.page.getByRole('region', { name: 'Accounts (money we have)' }).getByRole('cell').first())).toBe('1.234,56 €');
+    await expect.poll(() => text(s.page.getByRole('region', { name: message('de', 'vocabulary.personal.kinds.asset') }).getByRole('cell').first())).toBe('1.234,56 €');
 
     await s.page.goto(`${s.web}/reconcile?account=${bank}`);
     // D29: the page in German (issue 38), its words and its money.
     await s.page.getByRole('heading', { name: 'Girokonto abgleichen', level: 1 }).waitFor();
-    await s.page.getByLabel('Ihr Guthaben laut Kontoauszug').fill('1.234,56');
+    await s.page.getByLabel(message('de', 'vocabulary.personal.statementBalance.asset.label')).fill('1.234,56');
     // What the field understood (D19), and the difference, both German money.
     await expect.poll(() => text(s.page.locator('.amount-reading'))).toBe('= 1.234,56 €');
     await expect.poll(() => text(s.page.locator('.reconcile-sums output'))).toBe('Differenz: 0,00 € ✓');

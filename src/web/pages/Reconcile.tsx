@@ -5,6 +5,7 @@ import { useApp } from '../app';
 import { ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead, useSubmit } from '../components';
 import { currentLanguage, t } from '../i18n';
 import { formatAmount, formatCents, formatDate, readAmount, today } from '../money';
+import { STATEMENT_BALANCE } from '../words';
 import { AmountField } from './AmountField';
 
 // D20 in the web app: an account proven against a bank or card statement, as GnuCash does it.
@@ -90,8 +91,7 @@ function Difference({ reconciled, ticked, statement }: { reconciled: number; tic
 function ReconcileForm({ account }: { account: Account }) {
   const { bookStyle } = useApp();
   const { t } = useTranslation();
-  // D12 for D20: the statement's closing balance in words for the kind of account (a card's says what is owed, D6).
-  const statementWords = `reconcile.statementBalance.${bookStyle}.${account.kind === 'liability' ? 'liability' : 'asset'}`;
+  const words = STATEMENT_BALANCE[bookStyle][account.kind === 'liability' ? 'liability' : 'asset'];
   const [date, setDate] = useState(today());
   const [balance, setBalance] = useState('');
   const [unticked, setUnticked] = useState<Set<number>>(new Set());
@@ -150,9 +150,9 @@ function ReconcileForm({ account }: { account: Account }) {
           {t('reconcile.statementDate')}
           <input type="date" required value={date} onChange={(e) => setDate(e.target.value)} />
         </label>
-        <AmountField label={t(`${statementWords}.label`)} signed placeholder={formatAmount(254815)} value={balance} onChange={setBalance} />
+        <AmountField label={words.label} signed placeholder={formatAmount(254815)} value={balance} onChange={setBalance} />
       </div>
-      <p className="muted">{t(`${statementWords}.hint`)}</p>
+      <p className="muted">{words.hint}</p>
       {tooEarly && <p className="error">{t('reconcile.tooEarly', { date: formatDate(last.statement_date) })}</p>}
       <ErrorNote error={error} />
       <section aria-labelledby="unreconciled-heading">
