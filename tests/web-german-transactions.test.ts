@@ -157,6 +157,16 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Transactions page in G
     await expect.poll(() => list().locator('tbody tr').count()).toBe(3);
   });
 
+  it('the list of one account is named in German and links back to every transaction', async () => {
+    await page.goto(`${s.web}/transactions?account_id=${ids.Girokonto}`);
+    const onGiro = page.getByRole('table', { name: 'Buchungen auf Girokonto' });
+    await expect.poll(() => onGiro.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Saalmiete Januar']);
+    await page.getByText('Nur die Buchungen auf Girokonto.').waitFor();
+    expect(await englishOnScreen(page, SECTIONS)).toEqual([]);
+    await page.getByRole('link', { name: 'Alle Buchungen zeigen' }).click();
+    await expect.poll(() => list().locator('tbody tr').count()).toBe(3);
+  });
+
   it('the printed list: title and totals in German, "3 Buchungen" and "1 Buchung"', async () => {
     await page.evaluate(() => {
       window.print = () => document.body.setAttribute('data-printed', String(Date.now()));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
+import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
 // Issue 25 items 6-11 in chromium against `ledger serve` on the embedded database: the search box
 // finds amounts, account names and words without case or accents (D15 `q`); History's Undo only
@@ -328,24 +328,26 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
   }, 120_000);
   afterAll(() => book?.s.close());
 
+  // Issue 38 (D29): a German browser sees the page in German ('Buchungen', 'Suchen', 'Erfasste Buchungen').
   it('item 6: 94,90 finds the 94.90 payment in a German browser', async () => {
-    await book.go('Transactions', 'Transactions');
-    await page.getByRole('searchbox', { name: 'Search' }).fill('94,90');
-    await expect.poll(() => page.getByRole('table', { name: 'Recorded transactions' }).locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Bäckerei Müller']);
-    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await book.go('Buchungen', 'Buchungen');
+    await page.getByRole('searchbox', { name: 'Suchen' }).fill('94,90');
+    await expect.poll(() => page.getByRole('table', { name: 'Erfasste Buchungen' }).locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Bäckerei Müller']);
+    await page.getByRole('searchbox', { name: 'Suchen' }).fill('');
   });
 
   it('item 11 (D6): a name equal to another without regard to case (cash BOX beside Cash box, ÜBUNG beside Übung) is refused in words and adds nothing (both widths)', async () => {
     expect((await book.call('POST', '/accounts', { name: 'Übung', kind: 'expense' })).status).toBe(201);
     for (const viewport of WIDTHS) {
       await page.setViewportSize(viewport);
-      await book.go('Accounts', 'Accounts');
-      const newAccount = page.getByRole('region', { name: 'New account' });
+      await book.go(message('de', 'nav.accounts'), message('de', 'accounts.title'));
+      const newAccount = page.getByRole('region', { name: message('de', 'accounts.newAccount') });
       for (const twin of ['cash BOX', 'ÜBUNG']) {
         const before = (await book.call('GET', '/accounts')).body.length;
-        await newAccount.getByLabel('Name', { exact: true }).fill(twin);
-        await newAccount.getByRole('button', { name: 'Add account' }).click();
-        await page.getByText('An account with that name already exists').first().waitFor();
+        await newAccount.getByLabel(message('de', 'accounts.name'), { exact: true }).fill(twin);
+        await newAccount.getByRole('button', { name: message('de', 'accounts.add') }).click();
+        // The API's refusal (English, the contract) or the app's German words for it.
+        await page.getByRole('alert').filter({ hasText: /with that name already exists|bereits/i }).first().waitFor();
         expect((await book.call('GET', '/accounts')).body.length).toBe(before);
       }
     }
@@ -355,8 +357,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
   it('item 11: the amount fields show their example as Germans write it (12,50; 2.548,15), at both widths', async () => {
     for (const viewport of WIDTHS) {
       await page.setViewportSize(viewport);
-      await book.go('Transactions', 'Transactions');
-      await expect.poll(() => page.locator('form.record').getByLabel('Amount', { exact: true }).getAttribute('placeholder')).toBe('12,50');
+      await book.go('Buchungen', 'Buchungen');
+      await expect.poll(() => page.locator('form.record').getByLabel('Betrag', { exact: true }).getAttribute('placeholder')).toBe('12,50');
       await page.goto(`${book.s.web}/reconcile?account=${book.ids.Sparkasse}`);
       await expect.poll(() => page.locator('main input[placeholder]').first().getAttribute('placeholder')).toBe('2.548,15');
     }
@@ -366,9 +368,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a German browser: amounts 
   it('item 11: every Delete button lies inside its table and the list needs no sideways scrolling (both widths)', async () => {
     for (const viewport of WIDTHS) {
       await page.setViewportSize(viewport);
-      await book.go('Transactions', 'Transactions');
-      // Located by its content (the list with the Delete buttons), whatever its name.
-      const list = page.locator('main table:has(button[aria-label^="Delete "])');
+      await book.go('Buchungen', 'Buchungen');
+      // Located by its content (the list with the Delete buttons, 'Löschen' in German), whatever its name.
+      const list = page.locator('main table:has(button[aria-label$=" löschen"])');
       await expect.poll(() => list.locator('tbody tr').count()).toBe(2);
       const cuts = await list.evaluate((table) => {
         const frame = table.closest('.scroll')!.getBoundingClientRect();

@@ -439,7 +439,8 @@ export function Transactions() {
                 <Trans
                   i18nKey="transactions.onlyAccount"
                   values={{ account: accounts.find((a) => String(a.id) === accountId)?.name ?? say('transactions.oneAccount') }}
-                  components={{ link: <Link to="/transactions">{null}</Link> }}
+                  // Not <link>: Trans reads it as HTML's empty <link> element and leaves the link without words.
+                  components={{ every: <Link to="/transactions">{null}</Link> }}
                 />
               </p>
             )}

@@ -3,7 +3,7 @@ import { apiPage, withQuery, type Account, type ListedTransaction } from '../api
 import { useApp } from '../app';
 import { Money, TableHead } from '../components';
 import { formatCents, formatDate } from '../money';
-import { startingBalanceInWords, startingBalanceOf } from '../../book/debt-words';
+import { startingBalanceInWords, startingBalanceOf } from '../words';
 import { amountMoved, directionOf } from '../../book/rules';
 import type { BookStyle } from '../api';
 import { t as translate } from '../i18n';
@@ -56,10 +56,12 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   const totals = { in: 0, out: 0, move: 0, split: 0 };
   const starting = new Map(list.map((t) => [t.id, startingBalanceOf(t.entries, kindOf)]));
-  const settings = { 'Opening balance': 0, 'Balance set': 0 };
+  // The lead of an opening (in the chosen language, D29): any other lead is a balance set later.
+  const openingLead = startingBalanceInWords(bookStyle, { account_name: '', kind: 'asset', natural_cents: 0 }, '', formatCents).lead;
+  const settings = { opening: 0, set: 0 };
   for (const t of list) {
     const balance = starting.get(t.id);
-    if (balance) settings[startingBalanceInWords(bookStyle, balance, t.description, formatCents).lead as keyof typeof settings]++;
+    if (balance) settings[startingBalanceInWords(bookStyle, balance, t.description, formatCents).lead === openingLead ? 'opening' : 'set']++;
     else totals[directionOf(t.entries, kindOf)] += amountMoved(t.entries);
   }
   const account = accounts.find((a) => String(a.id) === query.account_id);
@@ -144,17 +146,17 @@ export function PrintedList({ list, query, accounts, complete }: { list: ListedT
               </td>
             </tr>
           )}
-          {settings['Opening balance'] > 0 && (
+          {settings.opening > 0 && (
             <tr className="total">
               <th scope="row" colSpan={4}>
-                Opening balances: {settings['Opening balance']}
+                {say('transactions.print.openings', { count: settings.opening })}
               </th>
             </tr>
           )}
-          {settings['Balance set'] > 0 && (
+          {settings.set > 0 && (
             <tr className="total">
               <th scope="row" colSpan={4}>
-                Balances set: {settings['Balance set']}
+                {say('transactions.print.balancesSet', { count: settings.set })}
               </th>
             </tr>
           )}
