@@ -52,8 +52,6 @@ export interface ServeOptions {
    * start the server beside their own HTTP clients keep the globals.
    */
   overrideGlobalObjects?: boolean;
-  /** Ends the process after the server stopped by itself (D2: its embedded database taken by another `serve`); process.exit by default. */
-  exit?: (code: number) => void;
 }
 
 function listen(
@@ -133,7 +131,7 @@ export async function startServer(config: Config, log: Logger, options: ServeOpt
     const dir = config.database.kind === 'embedded' ? config.database.dir : null;
     log.error('database.serve_lock_taken', { data_dir: dir, holder_pid: holder === undefined ? null : Number(holder), exit_code: 1 });
     await stop().catch((error: unknown) => log.error('shutdown.fault', describeFault(error)));
-    (options.exit ?? ((code) => process.exit(code)))(1);
+    process.exit(1);
   });
   return { url: api.url, webUrl: web?.url, needsFirstUser, stop };
 }
