@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, type ClientView } from '../api';
 import { ErrorNote, Loading, PageHeading, useSubmit } from '../components';
 
@@ -23,6 +24,7 @@ export function metadataDocumentHost(client: ClientView): string | null {
  * denies (the API re-validates everything).
  */
 export function Consent() {
+  const { t } = useTranslation();
   const params = Object.fromEntries(new URLSearchParams(window.location.search));
   const [client, setClient] = useState<ClientView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -50,42 +52,34 @@ export function Consent() {
   }
   return (
     <main className="narrow">
-      <PageHeading>{host ? `Allow ${client.name} from ${host}?` : `Allow ${client.name}?`}</PageHeading>
+      <PageHeading>{host ? t('consent.titleFrom', { name: client.name, host }) : t('consent.title', { name: client.name })}</PageHeading>
       {host && (
         <p>
-          This app is described by a document on <strong>{host}</strong>: its name and where it returns come from{' '}
-          <code>{client.id}</code>.
+          <Trans i18nKey="consent.describedBy" values={{ host, id: client.id }} components={{ strong: <strong />, code: <code /> }} />
         </p>
       )}
       {client.dynamic && client.first_use && (
         <p className="warning" role="alert">
           {host ? (
-            <>
-              This app introduced itself through <strong>{host}</strong> and has never been used here. Only continue if
-              you started this just now and trust {host}: the app will be able to read and change all of the books.
-            </>
+            <Trans i18nKey="consent.firstUseFrom" values={{ host }} components={{ strong: <strong /> }} />
           ) : (
-            <>
-              This app registered itself and has never been used here. Only continue if you started this just now and
-              trust it: it will be able to read and change all of the books.
-            </>
+            t('consent.firstUse')
           )}
         </p>
       )}
       <p>
-        <strong>{client.name}</strong> asks for full access to the books: it will be able to read and record
-        transactions, accounts and settings for you.
+        <Trans i18nKey="consent.asks" values={{ name: client.name }} components={{ strong: <strong /> }} />
       </p>
       <p>
-        Afterwards you will be sent back to <code>{returnTo}</code>.
+        <Trans i18nKey="consent.returnTo" values={{ origin: returnTo }} components={{ code: <code /> }} />
       </p>
       <ErrorNote error={approve.error ?? deny.error} />
       <div className="row">
         <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy || deny.busy}>
-          Allow
+          {t('consent.allow')}
         </button>
         <button type="button" className="secondary" onClick={() => void deny.onSubmit()} disabled={approve.busy || deny.busy}>
-          Deny
+          {t('consent.deny')}
         </button>
       </div>
     </main>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, type ClientView } from '../api';
 import { ErrorNote, PageHeading, useSubmit } from '../components';
 import { metadataDocumentHost } from './Consent';
@@ -8,9 +9,11 @@ import { metadataDocumentHost } from './Consent';
  * with a metadata document, the host that published it, D18), and decides.
  */
 export function Device() {
+  const { t } = useTranslation();
   const [code, setCode] = useState(new URLSearchParams(window.location.search).get('user_code') ?? '');
   const [found, setFound] = useState<ClientView | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  // What was decided: worded when shown, so that it follows the language (D29).
+  const [done, setDone] = useState<{ approved: boolean; name: string } | null>(null);
   const host = found ? metadataDocumentHost(found) : null;
 
   const look = useSubmit(async () => {
@@ -18,22 +21,22 @@ export function Device() {
   });
   const approve = useSubmit(async () => {
     await api('POST', '/oauth/device/approve', { user_code: code, approve: true });
-    setDone(`Done: ${found?.name} is connected. You can return to it.`);
+    setDone({ approved: true, name: found?.name ?? '' });
   });
   const decline = useSubmit(async () => {
     await api('POST', '/oauth/device/approve', { user_code: code, approve: false });
-    setDone('Declined. The device was not connected.');
+    setDone({ approved: false, name: found?.name ?? '' });
   });
 
   return (
     <main className="narrow">
-      <PageHeading>Connect a device</PageHeading>
+      <PageHeading>{t('device.title')}</PageHeading>
       {done ? (
-        <p role="status">{done}</p>
+        <p role="status">{done.approved ? t('device.approved', { name: done.name }) : t('device.declined')}</p>
       ) : !found ? (
         <form onSubmit={look.onSubmit}>
           <label>
-            Code shown on the device
+            {t('device.code')}
             <input
               required
               autoCapitalize="characters"
@@ -45,40 +48,30 @@ export function Device() {
           </label>
           <ErrorNote error={look.error} />
           <button type="submit" disabled={look.busy}>
-            Continue
+            {t('device.continue')}
           </button>
         </form>
       ) : (
         <div className="stack">
           {found.dynamic && found.first_use && (
             <p className="warning" role="alert">
-              {host ? (
-                <>
-                  This app introduced itself through <strong>{host}</strong> and has never been used here. Only continue if
-                  you trust {host}.
-                </>
-              ) : (
-                'This app registered itself and has never been used here.'
-              )}
+              {host ? <Trans i18nKey="device.firstUseFrom" values={{ host }} components={{ strong: <strong /> }} /> : t('device.firstUse')}
             </p>
           )}
           <p>
-            <strong>{found.name}</strong>
-            {host && (
-              <>
-                {' '}
-                from <strong>{host}</strong>
-              </>
-            )}{' '}
-            asks for full access to the books.
+            {host ? (
+              <Trans i18nKey="device.asksFrom" values={{ name: found.name, host }} components={{ strong: <strong /> }} />
+            ) : (
+              <Trans i18nKey="device.asks" values={{ name: found.name }} components={{ strong: <strong /> }} />
+            )}
           </p>
           <ErrorNote error={approve.error ?? decline.error} />
           <div className="row">
             <button type="button" onClick={() => void approve.onSubmit()} disabled={approve.busy || decline.busy}>
-              Allow
+              {t('device.allow')}
             </button>
             <button type="button" className="secondary" onClick={() => void decline.onSubmit()} disabled={approve.busy || decline.busy}>
-              Deny
+              {t('device.deny')}
             </button>
           </div>
         </div>
