@@ -1,9 +1,11 @@
 import { useCallback, useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, ApiError, apiPage, withQuery, type Account, type BookStyle, type Kind } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, PageHeading, useSubmit } from '../components';
+import { t } from '../i18n';
 import { formatCents, formatDate, today } from '../money';
-import { COUNTS_AS, OPENING_BALANCE, openingQuestion, startingBalancesNames } from '../words';
+import { COUNTS_AS, openingHint, openingQuestion, startingBalancesNames } from '../words';
 import { AmountField, amountOrThrow } from './AmountField';
 import { reconcilePath, registerPath } from './Reconcile';
 import { confirmFarDate, useBookYears, Notice } from './RecordForm';
@@ -17,12 +19,13 @@ const holdsMoney = (kind: Kind): kind is Holding => kind === 'asset' || kind ===
 
 function Balances({ balances }: { balances: Balance[] }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   return KINDS.map((k) => {
     const of = balances.filter((a) => a.kind === k);
     return (
       <section key={k} aria-label={words.accountHeadings[k]}>
         <h2>{words.accountHeadings[k]}</h2>
-        {of.length === 0 ? <p className="muted">None yet.</p> : <BalanceTable lines={of} />}
+        {of.length === 0 ? <p className="muted">{t('accounts.noneYet')}</p> : <BalanceTable lines={of} />}
       </section>
     );
   });
@@ -31,15 +34,15 @@ function Balances({ balances }: { balances: Balance[] }) {
 /** An account's name and kind, labelled for the form they are in ("Name", or "Name of Bank"). */
 function AccountFields({ of, name, kind, onName, onKind }: { of?: string; name: string; kind: Kind; onName(name: string): void; onKind(kind: Kind): void }) {
   const { words } = useApp();
-  const suffix = of === undefined ? '' : ` of ${of}`;
+  const { t } = useTranslation();
   return (
     <>
       <label>
-        Name{suffix}
+        {of === undefined ? t('accounts.name') : t('accounts.nameOf', { name: of })}
         <input required maxLength={100} value={name} onChange={(e) => onName(e.target.value)} />
       </label>
       <label>
-        Kind{suffix}
+        {of === undefined ? t('accounts.kind') : t('accounts.kindOf', { name: of })}
         <select value={kind} onChange={(e) => onKind(e.target.value as Kind)}>
           {KINDS.map((k) => (
             <option key={k} value={k}>
@@ -66,15 +69,16 @@ const noOpening = (): Opening => ({ amount: '', date: today() });
  */
 function OpeningFields({ kind, of, opening, onChange, keeps }: { kind: Holding; of?: string; opening: Opening; onChange(opening: Opening): void; keeps?: number }) {
   const { bookStyle } = useApp();
-  const suffix = of === undefined ? '' : ` of ${of}`;
-  const question = openingQuestion(bookStyle, kind, of ?? 'it', opening.date === today() ? null : formatDate(opening.date));
-  const empty = keeps === undefined ? 'Leave it empty if it starts at nothing.' : `Leave it empty to keep it as it is (${formatCents(keeps)} today).`;
+  const { t } = useTranslation();
+  const it = of === undefined ? t('accounts.it') : t('accounts.named', { name: of });
+  const question = openingQuestion(bookStyle, kind, it, opening.date === today() ? null : formatDate(opening.date));
+  const empty = keeps === undefined ? t('accounts.emptyNew') : t('accounts.emptyKeep', { amount: formatCents(keeps) });
   return (
     <fieldset className="opening">
-      <legend>Balance{suffix}</legend>
-      <AmountField label={question} signed optional hint={`${OPENING_BALANCE[bookStyle][kind].hint} ${empty}`} value={opening.amount} onChange={(amount) => onChange({ ...opening, amount })} />
+      <legend>{of === undefined ? t('accounts.balance') : t('accounts.balanceOf', { name: of })}</legend>
+      <AmountField label={question} signed optional hint={`${openingHint(bookStyle, kind)} ${empty}`} value={opening.amount} onChange={(amount) => onChange({ ...opening, amount })} />
       <label>
-        Date of the balance{suffix}
+        {of === undefined ? t('accounts.dateOfBalance') : t('accounts.dateOfBalanceOf', { name: of })}
         <input type="date" required value={opening.date} onChange={(e) => onChange({ ...opening, date: e.target.value })} />
       </label>
     </fieldset>
@@ -122,14 +126,16 @@ async function bookBalance(account: Account, target: number, date: string, style
   const entry = naturalBalance(account.kind, difference);
   const entries =
     entry > 0 ? twoEntries({ to_account_id: account.id, from_account_id: equity.id, amount_cents: entry }) : twoEntries({ to_account_id: equity.id, from_account_id: account.id, amount_cents: -entry });
-  const description = before === 0 ? `Opening balance of ${account.name}` : `Balance of ${account.name} set to ${formatCents(target)}`;
+  // In the chosen language: the book keeps what the person read (src/book/debt-words.ts knows both "Balance of" and "Saldo von").
+  const description = before === 0 ? t('accounts.openingDescription', { name: account.name }) : t('accounts.setDescription', { name: account.name, amount: formatCents(target) });
   await api('POST', '/transactions', { occurred_on: date, description, entries });
-  const stands = account.kind === 'liability' ? `${formatCents(target)} owed on it` : `${formatCents(target)} in it`;
-  return `${stands} on ${formatDate(date)}, booked against ${equity.name}`;
+  const values = { amount: formatCents(target), date: formatDate(date), equity: equity.name };
+  return account.kind === 'liability' ? t('accounts.bookedOwed', values) : t('accounts.bookedIn', values);
 }
 
 function NewAccount({ onCreated }: { onCreated(said: string): Promise<void> }) {
   const { bookStyle, closedThrough } = useApp();
+  const { t } = useTranslation();
   const [name, setName] = useState('');
   const [kind, setKind] = useState<Kind>('asset');
   const [opening, setOpening] = useState(noOpening);
@@ -140,22 +146,22 @@ function NewAccount({ onCreated }: { onCreated(said: string): Promise<void> }) {
     try {
       if (balance) booked = await bookBalance(account, balance.cents, balance.date, bookStyle);
     } catch (e) {
-      await onCreated(`Added ${account.name}.`);
-      throw new Error(`${account.name} was added, but its balance was not booked: ${(e as Error).message}`);
+      await onCreated(t('accounts.added', { name: account.name }));
+      throw new Error(t('accounts.addedNotBooked', { name: account.name, reason: (e as Error).message }));
     }
     setName('');
     setOpening(noOpening());
-    await onCreated(booked ? `Added ${account.name}: ${booked}.` : `Added ${account.name}.`);
+    await onCreated(booked ? t('accounts.addedBooked', { name: account.name, booked }) : t('accounts.added', { name: account.name }));
   });
   return (
     <section aria-labelledby="new-account">
-      <h2 id="new-account">New account</h2>
+      <h2 id="new-account">{t('accounts.newAccount')}</h2>
       <form onSubmit={create.onSubmit}>
         <AccountFields name={name} kind={kind} onName={setName} onKind={setKind} />
         {holdsMoney(kind) && <OpeningFields kind={kind} opening={opening} onChange={setOpening} />}
         <ErrorNote error={create.error} />
         <button type="submit" disabled={create.busy}>
-          Add account
+          {t('accounts.add')}
         </button>
       </form>
     </section>
@@ -181,14 +187,9 @@ async function transactionsOn(account: Account): Promise<number> {
 
 /** Issue 25 item 8: why a used account stays, how many transactions use it, and the list of them to move. */
 function UsedAccount({ account, count }: { account: Account; count: number }) {
-  const many = count === 1 ? '1 transaction' : `${count} transactions`;
   return (
     <p className="error" role="alert">
-      {account.name} cannot be deleted: {many} {count === 1 ? 'has an entry' : 'have entries'} on it. Move {count === 1 ? 'it' : 'them'} to another account first, one by one:{' '}
-      <Link to={`/transactions?account_id=${account.id}`}>
-        the {many} on {account.name}
-      </Link>
-      .
+      <Trans i18nKey="accounts.used" count={count} values={{ name: account.name }} components={{ list: <Link to={`/transactions?account_id=${account.id}`}>{null}</Link> }} />
     </p>
   );
 }
@@ -200,6 +201,7 @@ function UsedAccount({ account, count }: { account: Account; count: number }) {
  */
 function ManageAccount({ account, onChanged }: { account: Balance; onChanged(said?: string): Promise<void> }) {
   const { bookStyle, closedThrough } = useApp();
+  const { t } = useTranslation();
   const [name, setName] = useState(account.name);
   const [kind, setKind] = useState<Kind>(account.kind);
   const [opening, setOpening] = useState<Opening>(noOpening);
@@ -208,20 +210,20 @@ function ManageAccount({ account, onChanged }: { account: Balance; onChanged(sai
     const renamed = name !== account.name || kind !== account.kind;
     if (kind !== account.kind && (await hasEntries(account))) {
       const counts = COUNTS_AS[bookStyle];
-      const what = account.balance_cents === 0 ? `${account.name}’s entries` : `${account.name}’s ${formatCents(account.balance_cents)}`;
-      if (!window.confirm(`${what} will count as ${counts[kind]}, not as ${counts[account.kind]}, in every report. Change the kind of ${account.name}?`)) {
+      const values = { name: account.name, amount: formatCents(account.balance_cents), to: counts[kind], from: counts[account.kind] };
+      if (!window.confirm(account.balance_cents === 0 ? t('accounts.kindChangeEntries', values) : t('accounts.kindChangeBalance', values))) {
         setKind(account.kind);
         return;
       }
     }
     if (renamed) await api('PUT', `/accounts/${account.id}`, { name, kind });
     const booked = balance ? await bookBalance({ ...account, name, kind }, balance.cents, balance.date, bookStyle) : null;
-    await onChanged(booked ? `Saved ${name}: ${booked}.` : `Saved ${name}.`);
+    await onChanged(booked ? t('accounts.savedBooked', { name, booked }) : t('accounts.saved', { name }));
   });
   const [used, setUsed] = useState<number | null>(null);
   const remove = useSubmit(async () => {
     setUsed(null);
-    if (!window.confirm(`Delete the account "${account.name}"?`)) return;
+    if (!window.confirm(t('accounts.confirmDelete', { name: account.name }))) return;
     try {
       await api('DELETE', `/accounts/${account.id}`);
     } catch (e) {
@@ -241,33 +243,33 @@ function ManageAccount({ account, onChanged }: { account: Balance; onChanged(sai
       <div className="row">
         <strong className="name">{account.name}</strong>
         <span className="row actions">
-          <button type="button" className="secondary" aria-label={`Change ${account.name}`} aria-expanded={open} onClick={() => setOpen(!open)}>
-            Change
+          <button type="button" className="secondary" aria-label={t('accounts.changeOf', { name: account.name })} aria-expanded={open} onClick={() => setOpen(!open)}>
+            {t('accounts.change')}
           </button>
-          <button type="button" className="secondary" aria-label={`Delete ${account.name}`} disabled={remove.busy} onClick={() => void remove.onSubmit()}>
-            Delete
+          <button type="button" className="secondary" aria-label={t('accounts.deleteOf', { name: account.name })} disabled={remove.busy} onClick={() => void remove.onSubmit()}>
+            {t('accounts.delete')}
           </button>
           <Link to={registerPath(account.id)}>
-            Register<span className="visually-hidden"> of {account.name}</span>
+            <Trans i18nKey="accounts.registerOf" values={{ name: account.name }} components={{ hidden: <span className="visually-hidden" /> }} />
           </Link>
           {(account.kind === 'asset' || account.kind === 'liability') && (
             <Link to={reconcilePath(account.id)}>
-              Reconcile<span className="visually-hidden"> {account.name}</span>
+              <Trans i18nKey="accounts.reconcileOf" values={{ name: account.name }} components={{ hidden: <span className="visually-hidden" /> }} />
             </Link>
           )}
           <Link to={`/history?subject=account&subject_id=${account.id}`}>
-            History<span className="visually-hidden"> of {account.name}</span>
+            <Trans i18nKey="accounts.historyOf" values={{ name: account.name }} components={{ hidden: <span className="visually-hidden" /> }} />
           </Link>
         </span>
       </div>
       {open && (
-        <form aria-label={`Change ${account.name}`} className="row" onSubmit={save.onSubmit}>
+        <form aria-label={t('accounts.changeOf', { name: account.name })} className="row" onSubmit={save.onSubmit}>
           <AccountFields of={account.name} name={name} kind={kind} onName={setName} onKind={setKind} />
           {holdsMoney(kind) && (
             <OpeningFields kind={kind} of={account.name} opening={opening} onChange={setOpening} keeps={kind === account.kind ? account.balance_cents : undefined} />
           )}
           <button type="submit" disabled={save.busy || unchanged}>
-            Save {account.name}
+            {t('accounts.save', { name: account.name })}
           </button>
         </form>
       )}
@@ -278,9 +280,10 @@ function ManageAccount({ account, onChanged }: { account: Balance; onChanged(sai
 }
 
 function ManageAccounts({ balances, onChanged }: { balances: Balance[]; onChanged(said?: string): Promise<void> }) {
+  const { t } = useTranslation();
   return (
     <section aria-labelledby="manage-accounts">
-      <h2 id="manage-accounts">Change or delete</h2>
+      <h2 id="manage-accounts">{t('accounts.changeOrDelete')}</h2>
       <ul className="plain">
         {balances.map((a) => (
           <ManageAccount key={`${a.id}:${a.name}:${a.kind}:${a.balance_cents}`} account={a} onChanged={onChanged} />
@@ -292,6 +295,7 @@ function ManageAccounts({ balances, onChanged }: { balances: Balance[]; onChange
 
 export function Accounts() {
   useBookYears();
+  const { t } = useTranslation();
   const [balances, setBalances] = useState<Balance[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
@@ -308,7 +312,7 @@ export function Accounts() {
 
   return (
     <main>
-      <PageHeading>Accounts</PageHeading>
+      <PageHeading>{t('accounts.title')}</PageHeading>
       {balances ? <Balances balances={balances} /> : error ? <ErrorNote error={error} /> : <Loading />}
       <NewAccount onCreated={changed} />
       <Notice said={said} />

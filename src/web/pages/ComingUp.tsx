@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, withQuery, type Account, type DueOccurrence, type Schedule } from '../api';
 import { useApp } from '../app';
 import { ErrorNote, Link, Loading, useSubmit } from '../components';
@@ -27,6 +28,7 @@ function withAmount(entries: readonly Entry[], cents: number): Entry[] {
 /** "Post now with another amount": one amount for a two-entry occurrence, the lines of a split. */
 function OtherAmount({ due, accounts, onPosted, onCancel }: { due: DueOccurrence; accounts: Account[]; onPosted(said: string): void; onCancel(): void }) {
   const two = due.entries.length === 2;
+  const { t } = useTranslation();
   const usual = due.entries.find((e) => e.amount_cents > 0)?.amount_cents ?? 0;
   const [amount, setAmount] = useState('');
   const [lines, setLines] = useState<Line[]>(due.entries.map((e) => ({ account: String(e.account_id), amount: formatAmount(e.amount_cents) })));
@@ -34,26 +36,27 @@ function OtherAmount({ due, accounts, onPosted, onCancel }: { due: DueOccurrence
     let entries: Entry[];
     if (two) {
       const cents = amountOrThrow(amount);
-      if (cents === 0) throw new Error('Enter an amount more than zero.');
+      if (cents === 0) throw new Error(t('home.comingUp.moreThanZero'));
       entries = withAmount(due.entries, cents);
     } else entries = entriesOf(lines);
     await api('POST', `/schedules/${due.schedule_id}/occurrences/${due.occurs_on}/post`, { entries });
-    onPosted(`Posted “${due.description}” of ${formatDate(due.occurs_on)} with ${formatCents(entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0))}.`);
+    const total = formatCents(entries.reduce((sum, e) => sum + Math.max(0, e.amount_cents), 0));
+    onPosted(t('home.comingUp.postedWith', { description: due.description, date: formatDate(due.occurs_on), amount: total }));
   });
   return (
-    <form className="record other-amount" aria-label={`Post ${due.description} of ${formatDate(due.occurs_on)} with another amount`} onSubmit={send.onSubmit}>
+    <form className="record other-amount" aria-label={t('home.comingUp.otherAmountForm', { description: due.description, date: formatDate(due.occurs_on) })} onSubmit={send.onSubmit}>
       {two ? (
-        <AmountField label={`Amount this time (usually ${formatCents(usual)})`} value={amount} onChange={setAmount} placeholder={formatAmount(usual)} />
+        <AmountField label={t('home.comingUp.amountThisTime', { amount: formatCents(usual) })} value={amount} onChange={setAmount} placeholder={formatAmount(usual)} />
       ) : (
         <SplitLines accounts={accounts} lines={lines} onChange={setLines} />
       )}
       <ErrorNote error={send.error} />
       <div className="row">
         <button type="submit" disabled={send.busy}>
-          {send.busy ? 'Posting…' : 'Post now'}
+          {send.busy ? t('home.comingUp.posting') : t('home.comingUp.postNow')}
         </button>
         <button type="button" className="secondary" onClick={onCancel}>
-          Cancel
+          {t('home.comingUp.cancel')}
         </button>
       </div>
     </form>
@@ -63,16 +66,18 @@ function OtherAmount({ due, accounts, onPosted, onCancel }: { due: DueOccurrence
 /** One date waiting for a decision: Post, Skip, or post another amount; a blocked one says why. */
 function Waiting({ due, accounts, onDone }: { due: DueOccurrence; accounts: Account[]; onDone(said: string): void }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   const [other, setOther] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const name = `${due.description} of ${formatDate(due.occurs_on)}`;
+  const name = t('home.comingUp.occurrence', { description: due.description, date: formatDate(due.occurs_on) });
   const act = async (action: 'post' | 'skip') => {
     setBusy(true);
     setError(null);
     try {
       await api('POST', `/schedules/${due.schedule_id}/occurrences/${due.occurs_on}/${action}`);
-      onDone(action === 'post' ? `Posted “${due.description}” of ${formatDate(due.occurs_on)}.` : `Skipped “${due.description}” of ${formatDate(due.occurs_on)}.`);
+      const values = { description: due.description, date: formatDate(due.occurs_on) };
+      onDone(action === 'post' ? t('home.comingUp.posted', values) : t('home.comingUp.skipped', values));
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -84,19 +89,19 @@ function Waiting({ due, accounts, onDone }: { due: DueOccurrence; accounts: Acco
     <li className="coming">
       <div>
         <span className="nowrap">{dayInWords(due.occurs_on)}</span>
-        {late && <span className="late"> (late)</span>} — <strong>{due.description}</strong>: {whatItMoves(due.entries, accounts, words)}
+        {late && <span className="late"> {t('home.comingUp.late')}</span>} — <strong>{due.description}</strong>: {whatItMoves(due.entries, accounts, words)}
       </div>
-      {due.blocked && <p className="warning">Cannot be posted: {due.blocked.replace(/\b\d{4}-\d{2}-\d{2}\b/g, formatDate)}.</p>}
+      {due.blocked && <p className="warning">{t('home.comingUp.blocked', { reason: due.blocked.replace(/\b\d{4}-\d{2}-\d{2}\b/g, formatDate) })}</p>}
       <div className="row" role="group" aria-label={name}>
-        <button type="button" disabled={busy || due.blocked !== null} aria-label={`Post ${name}`} onClick={() => void act('post')}>
-          Post
+        <button type="button" disabled={busy || due.blocked !== null} aria-label={t('home.comingUp.postOf', { name })} onClick={() => void act('post')}>
+          {t('home.comingUp.post')}
         </button>
-        <button type="button" className="secondary" disabled={busy} aria-label={`Skip ${name}`} onClick={() => void act('skip')}>
-          Skip
+        <button type="button" className="secondary" disabled={busy} aria-label={t('home.comingUp.skipOf', { name })} onClick={() => void act('skip')}>
+          {t('home.comingUp.skip')}
         </button>
         {!due.blocked && (
-          <button type="button" className="secondary" aria-expanded={other} aria-label={`Post now with another amount: ${name}`} onClick={() => setOther(!other)}>
-            Post now with another amount
+          <button type="button" className="secondary" aria-expanded={other} aria-label={t('home.comingUp.otherAmountOf', { name })} onClick={() => setOther(!other)}>
+            {t('home.comingUp.otherAmount')}
           </button>
         )}
       </div>
@@ -109,6 +114,7 @@ function Waiting({ due, accounts, onDone }: { due: DueOccurrence; accounts: Acco
 /** Home's "Coming up" (D21): the next DAYS_AHEAD days of the book's schedules. */
 export function ComingUp({ accounts, onPosted }: { accounts: Account[]; onPosted(): void }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   const [data, setData] = useState<{ schedules: Schedule[]; due: DueOccurrence[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
@@ -141,8 +147,8 @@ export function ComingUp({ accounts, onPosted }: { accounts: Account[]; onPosted
 
   return (
     <section aria-labelledby={heading} className="coming-up">
-      <h2 id={heading}>Coming up</h2>
-      <p className="muted small">The next {DAYS_AHEAD} days, through {formatDate(through)}.</p>
+      <h2 id={heading}>{t('home.comingUp.title')}</h2>
+      <p className="muted small">{t('home.comingUp.nextDays', { count: DAYS_AHEAD, date: formatDate(through) })}</p>
       <Notice said={said} />
       {error ? (
         <ErrorNote error={error} />
@@ -150,25 +156,25 @@ export function ComingUp({ accounts, onPosted }: { accounts: Account[]; onPosted
         <Loading />
       ) : data.schedules.length === 0 ? (
         <p>
-          Nothing comes back yet. <Link to="/schedules">Make a schedule</Link> for rent, dues or a subscription.
+          <Trans i18nKey="home.comingUp.noSchedules" components={{ make: <Link to="/schedules">{null}</Link> }} />
         </p>
       ) : (
         <>
-          <h3>Waiting for you</h3>
+          <h3>{t('home.comingUp.waiting')}</h3>
           {data.due.length === 0 ? (
-            <p>Nothing to decide.</p>
+            <p>{t('home.comingUp.nothingToDecide')}</p>
           ) : (
-            <ul className="plain coming-list" aria-label="Waiting for you">
+            <ul className="plain coming-list" aria-label={t('home.comingUp.waiting')}>
               {data.due.map((d) => (
                 <Waiting key={`${d.schedule_id} ${d.occurs_on}`} due={d} accounts={accounts} onDone={done} />
               ))}
             </ul>
           )}
-          <h3>Will post by itself</h3>
+          <h3>{t('home.comingUp.automatic')}</h3>
           {automatic.length === 0 ? (
-            <p>Nothing in the next {DAYS_AHEAD} days.</p>
+            <p>{t('home.comingUp.nothingAhead', { count: DAYS_AHEAD })}</p>
           ) : (
-            <ul className="plain coming-list" aria-label="Will post by itself">
+            <ul className="plain coming-list" aria-label={t('home.comingUp.automatic')}>
               {automatic.map(({ schedule, on }) => (
                 <li key={`${schedule.id} ${on}`} className="coming">
                   <div>
@@ -179,7 +185,7 @@ export function ComingUp({ accounts, onPosted }: { accounts: Account[]; onPosted
             </ul>
           )}
           <p>
-            <Link to="/schedules">All schedules</Link>
+            <Link to="/schedules">{t('home.comingUp.allSchedules')}</Link>
           </p>
         </>
       )}

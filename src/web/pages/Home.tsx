@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { api, withQuery, type Account, type Transaction } from '../api';
 import { useApp } from '../app';
 import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, TableHead } from '../components';
@@ -34,8 +35,9 @@ const amountOf = (t: Transaction) => amountMoved(t.entries);
 
 function MonthCards({ month }: { month: Month | null }) {
   const { words } = useApp();
+  const { t } = useTranslation();
   return (
-    <section className="cards" aria-label="This month">
+    <section className="cards" aria-label={t('home.thisMonth')}>
       <div className="card">
         <h2>{words.thisMonthIn}</h2>
         <Money cents={month?.income_cents ?? 0} />
@@ -59,7 +61,7 @@ function BalancesSections({ balances }: { balances: Balance[] }) {
         <h2 id="assets-heading">{words.kinds.asset}</h2>
         {assets.length === 0 ? (
           <p>
-            No accounts yet. <Link to="/accounts">Add one</Link>.
+            <Trans i18nKey="home.noAccounts" components={{ add: <Link to="/accounts">{null}</Link> }} />
           </p>
         ) : (
           <BalanceTable lines={assets} />
@@ -82,22 +84,26 @@ function BalancesSections({ balances }: { balances: Balance[] }) {
  */
 function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Account[] }) {
   const { words, bookStyle } = useApp();
+  const { t: translate } = useTranslation();
   const kindOf = (id: number) => accounts.find((a) => a.id === id)?.kind;
   const what = (t: Transaction) => {
     const balance = startingBalanceOf(t.entries, kindOf);
     if (balance === null) return words.happened[directionOf(t.entries, kindOf)];
     const { lead, rest } = startingBalanceInWords(bookStyle, balance, t.description, formatCents);
-    return `${lead}: ${rest}`;
+    return translate('home.startingBalance', { lead, rest });
   };
   return (
     <section aria-labelledby="recent-heading">
-      <h2 id="recent-heading">Recent transactions</h2>
+      <h2 id="recent-heading">{translate('home.recent')}</h2>
       {recent.length === 0 ? (
-        <p>Nothing recorded in the last year.</p>
+        <p>{translate('home.nothingRecent')}</p>
       ) : (
         <Scroll>
           <table aria-labelledby="recent-heading">
-            <TableHead columns={['Date', 'Description', 'What', 'Amount']} numeric={['Amount']} />
+            <TableHead
+              columns={[translate('home.columns.date'), translate('home.columns.description'), translate('home.columns.what'), translate('home.columns.amount')]}
+              numeric={[translate('home.columns.amount')]}
+            />
             <tbody>
               {recent.map((t) => (
                 <tr key={t.id}>
@@ -116,7 +122,7 @@ function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Ac
         </Scroll>
       )}
       <p>
-        <Link to="/transactions">All transactions</Link>
+        <Link to="/transactions">{translate('home.allTransactions')}</Link>
       </p>
     </section>
   );
@@ -126,6 +132,7 @@ function RecentTable({ recent, accounts }: { recent: Transaction[]; accounts: Ac
 export function Home() {
   const [data, setData] = useState<{ balances: Balance[]; month: Month | null; recent: Transaction[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { t } = useTranslation();
 
   // A date posted from "Coming up" moves the balances and the recent transactions.
   const [version, setVersion] = useState(0);
@@ -142,7 +149,7 @@ export function Home() {
 
   return (
     <main>
-      <PageHeading>Home</PageHeading>
+      <PageHeading>{t('home.title')}</PageHeading>
       {error ? (
         <ErrorNote error={error} />
       ) : !data ? (
