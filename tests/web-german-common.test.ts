@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import i18next from 'i18next';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays } from '../src/book/occurrences';
+import { refusalInWords } from '../src/web/components';
+import { setBookCurrency } from '../src/web/money';
 import { englishOnScreen } from './support/i18n-walk';
 import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
 
@@ -29,6 +33,30 @@ async function postJson(url: string, body: unknown): Promise<Response> {
 async function postForm(url: string, body: Record<string, string>): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
 }
+
+describe('the API refusals the web app knows, in the person’s words (issue 38 item 5, D29, D20)', () => {
+  const catalogue = (language: 'en' | 'de') => JSON.parse(readFileSync(`src/web/locales/${language}.json`, 'utf8')) as Record<string, unknown>;
+  beforeAll(async () => {
+    await i18next.init({ lng: 'de', fallbackLng: false, resources: { en: { translation: catalogue('en') }, de: { translation: catalogue('de') } }, interpolation: { escapeValue: false } });
+  });
+
+  it('D20’s closed period, a reconciled transaction and a difference at reconciliation in German; anything else as the API sent it', async () => {
+    await i18next.changeLanguage('de');
+    // What chooseLanguage does for money's formatter in the browser (no document here).
+    setBookCurrency('EUR');
+    expect(refusalInWords('the books are closed through 2026-03-31')).toBe('Die Bücher sind bis zum 31. März 2026 abgeschlossen.');
+    expect(refusalInWords('the books are closed')).toBe('Die Bücher sind für dieses Datum abgeschlossen.');
+    expect(refusalInWords('the transaction is reconciled')).toBe('Die Buchung ist abgeglichen und kann nicht mehr geändert oder gelöscht werden.');
+    expect(refusalInWords('the statement says 1234.56 but the reconciled entries come to -1200.00')).toBe(
+      'Laut Kontoauszug sind es 1.234,56\u00a0€, die abgeglichenen Buchungen ergeben aber -1.200,00\u00a0€.',
+    );
+    expect(refusalInWords('an account named Bank exists')).toBe('an account named Bank exists');
+    expect(refusalInWords('line 3: the books are closed through 2026-03-31')).toBe('line 3: the books are closed through 2026-03-31');
+    await i18next.changeLanguage('en');
+    expect(refusalInWords('the books are closed through 2026-03-31')).toBe('the books are closed through Mar 31, 2026');
+    expect(refusalInWords('the transaction is reconciled')).toBe('the transaction is reconciled');
+  });
+});
 
 describe.skipIf(missing !== null && !STRICT_BROWSER)('the common words, sign-in, Settings, consent and device in German, and the language choice (issue 38, D29)', () => {
   let german: WebSession;

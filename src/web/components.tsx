@@ -82,15 +82,22 @@ export function Money({ cents }: { cents: number }) {
 
 /**
  * D29: the API's refusals the web app knows, in the person's language (the API's own words stay
- * English: they are its contract). D20's closed period and reconciled transaction are the ones a
- * page may meet after its own checks passed (another person closed the books meanwhile); any
- * other refusal is shown as the API sent it.
+ * English: they are its contract): D20's closed period, reconciled transaction and difference at
+ * reconciliation, which a page may meet after its own checks passed (another person closed the
+ * books meanwhile); any other refusal is shown as the API sent it.
  */
 const KNOWN_REFUSALS: Array<[RegExp, (match: RegExpExecArray) => string]> = [
   [/^the books are closed through (\d{4}-\d{2}-\d{2})$/, (m) => t('common.refusals.booksClosed', { date: formatDate(m[1]!) })],
   [/^the books are closed$/, () => t('common.refusals.booksClosedNoDate')],
   [/^the transaction is reconciled$/, () => t('common.refusals.transactionReconciled')],
+  [
+    /^the statement says (-?\d+\.\d{2}) but the reconciled entries come to (-?\d+\.\d{2})$/,
+    (m) => t('common.refusals.statementDiffers', { statement: formatCents(centsOf(m[1]!)), reconciled: formatCents(centsOf(m[2]!)) }),
+  ],
 ];
+
+/** The API's money with two decimals ("-1234.56") in cents, read from its digits (no float rounding). */
+const centsOf = (amount: string) => (amount.startsWith('-') ? -1 : 1) * Number(amount.replace(/[-.]/g, ''));
 
 /** An API refusal as the person reads it: in their words when the app knows it, else as sent. */
 export function refusalInWords(message: string): string {
