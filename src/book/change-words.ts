@@ -1,9 +1,11 @@
-import { startingBalanceInWords, startingBalanceOf } from './debt-words';
+import { fillIn, startingBalanceInWords, startingBalanceOf } from './debt-words';
 import { amountMoved, type AccountKind, type BookStyle } from './rules';
 
-// A change record (D15) in the app's English words: what History shows, and the `summary` of
-// D22's GET /export/changes.csv for the auditors. One wording for both: the web app passes its
-// own money, date and time formats (the person's locale); the export passes plain English ones.
+// A change record (D15) in words: what History shows, and the `summary` of D22's GET
+// /export/changes.csv for the auditors. One wording for both: the web app passes its catalogue's
+// sentences (D29, the chosen language) and its own money, date and time formats (the person's
+// locale); the export keeps the English sentences below and plain English formats (the CSV is
+// part of the API, its English never changes).
 
 type Every = 'week' | 'month' | 'year';
 interface Line {
@@ -57,7 +59,101 @@ export interface Wording {
   bookStyle?: BookStyle;
   /** The reader's email: their own changes are "You". */
   reader?: string;
+  /** D29: the sentences, with {{placeholders}}; English (CHANGE_SENTENCES) unless given. */
+  sentences?: ChangeSentences;
+  /** An opening balance in words (src/book/debt-words.ts) in the same language; English by book style unless given. */
+  startingBalanceInWords?: typeof startingBalanceInWords;
+  /** German keeps a noun's capital inside a sentence ("(Anfangsbestand: …)"); English lowers "Opening balance". */
+  keepsCapitals?: boolean;
+  /** "every month" inside a sentence; English `howOften` lowered unless given. */
+  howOften?(every: Every, interval: number): string;
+  /** An account kind's name ("asset"); the API's own word unless given. */
+  kindName?(kind: string): string;
+  /** A book style's name ("club"); the API's own word unless given. */
+  bookStyleName?(style: string): string;
 }
+
+/**
+ * Every sentence and phrase of a change record, with {{placeholders}} (filled in one pass by
+ * fillIn: a description holding "{{x}}" stays as typed). Whole sentences, so that a language puts
+ * the verb where it belongs ("Sam hat den Betrag … geändert."); `who` carries the verb's person
+ * where a language needs it ("Sie haben", "sam@example.org hat").
+ */
+export const CHANGE_SENTENCES = {
+  whoYou: 'You',
+  whoPerson: '{{email}}',
+  whoSchedule: 'A schedule',
+  whoAdmin: 'An admin command',
+  viaSchedule: 'posted by the schedule “{{name}}”',
+  viaScheduleGone: 'posted by a schedule since deleted',
+  viaSession: 'from the web app',
+  viaCli: 'with an admin command',
+  viaToken: 'with a token',
+  viaClient: 'through {{client}}',
+  atTime: 'on {{time}}, {{via}}',
+  quoted: '“{{text}}”',
+  fromTo: 'from {{from}} to {{to}}',
+  none: 'none',
+  difference: '{{field}} {{fromTo}}',
+  differencesJoin: ', ',
+  differencesLastJoin: ', ',
+  fieldDate: 'the date',
+  fieldDescription: 'the description',
+  fieldAmount: 'the amount',
+  fieldAccounts: 'the accounts',
+  fieldHowOften: 'how often',
+  fieldFirstDate: 'the first date',
+  fieldEnd: 'the end',
+  fieldName: 'the name',
+  fieldKind: 'the kind',
+  modeToPost: 'reminding to posting by itself',
+  modeToRemind: 'posting by itself to reminding',
+  nothingVisible: 'nothing visible',
+  settings: '{{who}} {{changes}} {{at}}.',
+  settingsJoin: ' and ',
+  settingsBookStyle: 'changed the book style from {{from}} to {{to}}',
+  settingsCurrency: 'changed the currency from {{from}} to {{to}}',
+  settingsReopened: 'reopened the books (closed through {{date}})',
+  settingsClosed: 'closed the books through {{date}}',
+  settingsMovedClose: 'moved the close of the books from {{from}} to {{to}}',
+  settingsNothing: 'changed nothing visible of the settings',
+  someAccount: 'an account',
+  reconciled: '{{who}} reconciled {{account}} through {{date}} at {{amount}} {{at}}.',
+  reconciliationUndone: '{{who}} undid the reconciliation of {{account}} through {{date}} at {{amount}} {{at}}.',
+  receiptAdded: '{{who}} added the receipt “{{name}}” to {{transaction}} {{at}}.',
+  receiptRemoved: '{{who}} removed the receipt “{{name}}” of {{transaction}} {{at}}.',
+  receiptTransaction: '“{{description}}” of {{date}}',
+  receiptTransactionUnknown: 'transaction {{id}}',
+  transactionName: '“{{description}}” ({{amount}})',
+  openingName: '“{{description}}” ({{lead}}: {{rest}})',
+  transactionNameInUpdate: '“{{description}}” ({{amount}})',
+  openingNameInUpdate: '“{{description}}” ({{lead}}: {{rest}})',
+  accountName: 'the account “{{name}}”',
+  accountNameInUpdate: 'the account “{{name}}”',
+  scheduleName: 'the schedule “{{description}}” ({{amount}}, {{howOften}})',
+  scheduleNameInUpdate: 'the schedule “{{description}}” ({{amount}}, {{howOften}})',
+  settingsName: 'the settings',
+  settingsNameInUpdate: 'the settings',
+  imported: '{{who}} imported {{name}} from the statement of {{account}} of {{date}} {{at}}.',
+  linked: ', since linked to the bank line of {{date}} on {{account}}',
+  postedFromSchedule: '{{who}} posted {{name}} of {{date}} {{from}} {{at}}{{linked}}.',
+  fromSchedule: 'from the schedule “{{name}}”',
+  fromScheduleGone: 'from a schedule since deleted',
+  recordedLinked: '{{who}} recorded {{name}} {{at}}{{linked}}.',
+  skipped: '{{who}} skipped “{{description}}” of {{date}} {{at}}.',
+  updatedOne: '{{who}} changed {{field}} {{fromTo}} of {{name}} {{at}}.',
+  updatedMany: '{{who}} changed {{changes}} of {{name}} {{at}}.',
+  amountChanged: '{{who}} changed the amount from {{from}} to {{to}} of “{{description}}” ({{to}}) {{at}}.',
+  updatedRenamed: '{{who}} changed {{changes}} ({{amount}}) {{at}}.',
+  created: '{{who}} recorded {{name}} {{at}}.',
+  createdAccount: '{{who}} recorded {{name}} {{at}}.',
+  createdSchedule: '{{who}} made {{name}} {{at}}.',
+  deleted: '{{who}} deleted {{name}} {{at}}.',
+  restored: '{{who}} restored {{name}} {{at}}.',
+};
+export type ChangeSentences = Record<keyof typeof CHANGE_SENTENCES, string>;
+/** The keys of the sentences, for a catalogue that holds them one message each (the web app's `history.sentence.*`). */
+export const CHANGE_SENTENCE_KEYS = Object.keys(CHANGE_SENTENCES) as (keyof ChangeSentences)[];
 
 /** A unit of a schedule, in the singular and the plural (the web app's "How often" choice words it so too). */
 export const UNITS: Record<Every, [string, string]> = { week: ['week', 'weeks'], month: ['month', 'months'], year: ['year', 'years'] };
@@ -67,65 +163,94 @@ export function howOften(every: Every, interval: number): string {
   return interval === 1 ? `Every ${UNITS[every][0]}` : `Every ${interval} ${UNITS[every][1]}`;
 }
 
+
+/** The sentences and formats of a wording, each with its default (English). */
+function partsOf(words: Wording) {
+  const s = words.sentences ?? CHANGE_SENTENCES;
+  return {
+    s,
+    say: (key: keyof ChangeSentences, values: Record<string, string> = {}) => fillIn(s[key], values),
+    often: words.howOften ?? ((every: Every, interval: number) => howOften(every, interval).toLowerCase()),
+    kind: words.kindName ?? ((kind: string) => kind),
+    style: words.bookStyleName ?? ((style: string) => style),
+  };
+}
+type Parts = ReturnType<typeof partsOf>;
+
 /** Through what the change came; D21: a schedule by its description, or that it was deleted since. */
-function through(change: ChangeRecord, words: Wording): string {
+function through(change: ChangeRecord, words: Wording, { say }: Parts): string {
   if (change.via === 'schedule') {
     const name = change.schedule_id === null ? undefined : words.scheduleName?.(change.schedule_id);
-    return name === undefined ? 'posted by a schedule since deleted' : `posted by the schedule “${name}”`;
+    return name === undefined ? say('viaScheduleGone') : say('viaSchedule', { name });
   }
-  if (change.via === 'session') return 'from the web app';
-  if (change.via === 'cli') return 'with an admin command';
-  return change.client_id === 'ledger-cli' ? 'with a token' : `through ${change.client_id}`;
+  if (change.via === 'session') return say('viaSession');
+  if (change.via === 'cli') return say('viaCli');
+  return change.client_id === 'ledger-cli' ? say('viaToken') : say('viaClient', { client: String(change.client_id) });
+}
+
+/** One difference an update made: its field ("the amount") and what it became ("from 30.00 to 35.00"); a field-less one is a whole phrase. */
+interface Difference {
+  field?: string;
+  fromTo: string;
 }
 
 /** The differences an update made ("the amount from 30.00 to 35.00"). */
-function differences(change: ChangeRecord, words: Wording): string[] {
-  const out: string[] = [];
+function differences(change: ChangeRecord, words: Wording, { say, often, kind }: Parts): Difference[] {
+  const out: Difference[] = [];
+  const quoted = (text: string) => say('quoted', { text });
+  const add = (field: keyof ChangeSentences, from: string, to: string) => out.push({ field: say(field), fromTo: say('fromTo', { from, to }) });
   if (change.subject === 'transaction') {
     const [b, a] = [change.before as TransactionShape, change.after as TransactionShape];
-    if (b.occurred_on !== a.occurred_on) out.push(`the date from ${words.date(b.occurred_on)} to ${words.date(a.occurred_on)}`);
-    if (b.description !== a.description) out.push(`the description from “${b.description}” to “${a.description}”`);
-    if (amountMoved(b.entries) !== amountMoved(a.entries)) out.push(`the amount from ${words.money(amountMoved(b.entries))} to ${words.money(amountMoved(a.entries))}`);
+    if (b.occurred_on !== a.occurred_on) add('fieldDate', words.date(b.occurred_on), words.date(a.occurred_on));
+    if (b.description !== a.description) add('fieldDescription', quoted(b.description), quoted(a.description));
+    if (amountMoved(b.entries) !== amountMoved(a.entries)) add('fieldAmount', words.money(amountMoved(b.entries)), words.money(amountMoved(a.entries)));
     const accountsOf = (t: TransactionShape) => t.entries.map((e) => e.account_name).join(', ');
-    if (accountsOf(b) !== accountsOf(a)) out.push(`the accounts from ${accountsOf(b)} to ${accountsOf(a)}`);
+    if (accountsOf(b) !== accountsOf(a)) add('fieldAccounts', accountsOf(b), accountsOf(a));
   } else if (change.subject === 'schedule') {
     const [b, a] = [change.before as ScheduleShape, change.after as ScheduleShape];
-    if (b.description !== a.description) out.push(`the description from “${b.description}” to “${a.description}”`);
-    if (amountMoved(b.entries) !== amountMoved(a.entries)) out.push(`the amount from ${words.money(amountMoved(b.entries))} to ${words.money(amountMoved(a.entries))}`);
-    if (b.every !== a.every || b.interval !== a.interval) out.push(`how often from ${howOften(b.every, b.interval).toLowerCase()} to ${howOften(a.every, a.interval).toLowerCase()}`);
-    if (b.start_on !== a.start_on) out.push(`the first date from ${words.date(b.start_on)} to ${words.date(a.start_on)}`);
-    if (b.until_on !== a.until_on) out.push(`the end from ${b.until_on ? words.date(b.until_on) : 'none'} to ${a.until_on ? words.date(a.until_on) : 'none'}`);
-    if (b.mode !== a.mode) out.push(a.mode === 'post' ? 'reminding to posting by itself' : 'posting by itself to reminding');
+    if (b.description !== a.description) add('fieldDescription', quoted(b.description), quoted(a.description));
+    if (amountMoved(b.entries) !== amountMoved(a.entries)) add('fieldAmount', words.money(amountMoved(b.entries)), words.money(amountMoved(a.entries)));
+    if (b.every !== a.every || b.interval !== a.interval) add('fieldHowOften', often(b.every, b.interval), often(a.every, a.interval));
+    if (b.start_on !== a.start_on) add('fieldFirstDate', words.date(b.start_on), words.date(a.start_on));
+    if (b.until_on !== a.until_on) add('fieldEnd', b.until_on ? words.date(b.until_on) : say('none'), a.until_on ? words.date(a.until_on) : say('none'));
+    if (b.mode !== a.mode) out.push({ fromTo: say(a.mode === 'post' ? 'modeToPost' : 'modeToRemind') });
   } else {
     const [b, a] = [change.before as { name: string; kind: string }, change.after as { name: string; kind: string }];
-    if (b.name !== a.name) out.push(`the name from “${b.name}” to “${a.name}”`);
-    if (b.kind !== a.kind) out.push(`the kind from ${b.kind} to ${a.kind}`);
+    if (b.name !== a.name) add('fieldName', quoted(b.name), quoted(a.name));
+    if (b.kind !== a.kind) add('fieldKind', kind(b.kind), kind(a.kind));
   }
   return out;
 }
 
+/** The differences as one phrase ("the date from … to …, the amount from … to …"), or "nothing visible". */
+function differencesInWords(list: Difference[], { s, say }: Parts): string {
+  const phrases = list.map((d) => (d.field === undefined ? d.fromTo : say('difference', { field: d.field, fromTo: d.fromTo })));
+  if (phrases.length === 0) return say('nothingVisible');
+  return phrases.length === 1 ? phrases[0]! : `${phrases.slice(0, -1).join(s.differencesJoin)}${s.differencesLastJoin}${phrases.at(-1)!}`;
+}
+
 /** D20: the book style and the currency changed, the books closed through a date, or reopened. */
-function settingsChanged(change: ChangeRecord, words: Wording): string {
+function settingsChanged(change: ChangeRecord, words: Wording, { s, say, style }: Parts): string {
   const before = change.before as { book_style?: string; currency?: string; closed_through?: string | null };
   const after = change.after as typeof before;
   const out: string[] = [];
-  if (before.book_style !== after.book_style) out.push(`changed the book style from ${before.book_style} to ${after.book_style}`);
-  if (before.currency && after.currency && before.currency !== after.currency) out.push(`changed the currency from ${before.currency} to ${after.currency}`);
+  if (before.book_style !== after.book_style) out.push(say('settingsBookStyle', { from: style(String(before.book_style)), to: style(String(after.book_style)) }));
+  if (before.currency && after.currency && before.currency !== after.currency) out.push(say('settingsCurrency', { from: before.currency, to: after.currency }));
   const [was, is] = [before.closed_through ?? null, after.closed_through ?? null];
   if (was !== is) {
-    if (is === null) out.push(`reopened the books (closed through ${words.date(was!)})`);
-    else if (was === null) out.push(`closed the books through ${words.date(is)}`);
-    else out.push(`moved the close of the books from ${words.date(was)} to ${words.date(is)}`);
+    if (is === null) out.push(say('settingsReopened', { date: words.date(was!) }));
+    else if (was === null) out.push(say('settingsClosed', { date: words.date(is) }));
+    else out.push(say('settingsMovedClose', { from: words.date(was), to: words.date(is) }));
   }
-  return out.join(' and ') || 'changed nothing visible of the settings';
+  return out.join(s.settingsJoin) || say('settingsNothing');
 }
 
 /** D20: "reconciled Bank through Mar 31, 2026 at €2,548.15", or its undoing. */
-function reconciliationChanged(change: ChangeRecord, words: Wording): string {
+function reconciliationChanged(change: ChangeRecord, words: Wording, parts: Parts, who: string, at: string): string {
   const shape = (change.after ?? change.before) as { account_id: number; statement_date: string; statement_balance_cents: number };
-  const account = words.accountName?.(shape.account_id) ?? 'an account';
-  const statement = `${account} through ${words.date(shape.statement_date)} at ${words.money(shape.statement_balance_cents)}`;
-  return change.action === 'delete' ? `undid the reconciliation of ${statement}` : `reconciled ${statement}`;
+  const account = words.accountName?.(shape.account_id) ?? parts.say('someAccount');
+  const values = { who, at, account, date: words.date(shape.statement_date), amount: words.money(shape.statement_balance_cents) };
+  return parts.say(change.action === 'delete' ? 'reconciliationUndone' : 'reconciled', values);
 }
 
 /**
@@ -133,19 +258,25 @@ function reconciliationChanged(change: ChangeRecord, words: Wording): string {
  * item 6: the transaction by its description and date; "transaction 12" only when the log holds
  * nothing of it).
  */
-function attachmentChanged(change: ChangeRecord, words: Wording): string {
+function attachmentChanged(change: ChangeRecord, words: Wording, { say }: Parts, who: string, at: string): string {
   const shape = (change.after ?? change.before) as { name: string; transaction_id: number };
   const of = change.transaction;
-  const transaction = of ? `“${of.description}” of ${words.date(of.occurred_on)}` : `transaction ${shape.transaction_id}`;
-  return change.action === 'delete' ? `removed the receipt “${shape.name}” of ${transaction}` : `added the receipt “${shape.name}” to ${transaction}`;
+  const transaction = of ? say('receiptTransaction', { description: of.description, date: words.date(of.occurred_on) }) : say('receiptTransactionUnknown', { id: String(shape.transaction_id) });
+  return say(change.action === 'delete' ? 'receiptRemoved' : 'receiptAdded', { who, at, name: shape.name, transaction });
+}
+
+/** The opening balance a transaction set (issue 37 item 7), if it is one. */
+function openingOf(shape: TransactionShape, words: Wording) {
+  return words.accountKind ? startingBalanceOf(shape.entries, words.accountKind) : null;
 }
 
 /** A transaction by its description and what it moved: its amount, or (issue 37 item 7) the opening balance it set. */
-function transactionName(shape: TransactionShape, words: Wording): string {
-  const balance = words.accountKind ? startingBalanceOf(shape.entries, words.accountKind) : null;
-  if (balance === null) return `“${shape.description}” (${words.money(amountMoved(shape.entries))})`;
-  const { lead, rest } = startingBalanceInWords(words.bookStyle ?? 'personal', balance, shape.description, words.money);
-  return `“${shape.description}” (${lead.toLowerCase()}: ${rest})`;
+function transactionName(shape: TransactionShape, words: Wording, { say }: Parts, inUpdate = false): string {
+  const balance = openingOf(shape, words);
+  if (balance === null) return say(inUpdate ? 'transactionNameInUpdate' : 'transactionName', { description: shape.description, amount: words.money(amountMoved(shape.entries)) });
+  const style = words.bookStyle ?? 'personal';
+  const { lead, rest } = (words.startingBalanceInWords ?? startingBalanceInWords)(style, balance, shape.description, words.money);
+  return say(inUpdate ? 'openingNameInUpdate' : 'openingName', { description: shape.description, lead: words.keepsCapitals ? lead : lead.toLowerCase(), rest });
 }
 
 /**
@@ -153,18 +284,19 @@ function transactionName(shape: TransactionShape, words: Wording): string {
  * hand names its schedule (D21: the record's schedule_id), a statement line imported names the
  * statement, a hand entry linked since to a bank line says so; null for a plain one.
  */
-function creationTold(change: ChangeRecord, words: Wording, who: string, at: string): string | null {
+function creationTold(change: ChangeRecord, words: Wording, parts: Parts, who: string, at: string): string | null {
+  const { say } = parts;
   const shape = change.after as TransactionShape;
-  const name = transactionName(shape, words);
+  const name = transactionName(shape, words, parts);
   const line = change.statement_line;
-  if (line && !line.linked) return `${who} imported ${name} from the statement of ${line.account_name} of ${words.date(line.occurred_on)} ${at}.`;
-  const linked = line ? `, since linked to the bank line of ${words.date(line.occurred_on)} on ${line.account_name}` : '';
+  if (line && !line.linked) return say('imported', { who, name, account: line.account_name, date: words.date(line.occurred_on), at });
+  const linked = line ? say('linked', { date: words.date(line.occurred_on), account: line.account_name }) : '';
   if (change.schedule_id !== null && change.via !== 'schedule') {
     const schedule = words.scheduleName?.(change.schedule_id);
-    const from = schedule === undefined ? 'from a schedule since deleted' : `from the schedule “${schedule}”`;
-    return `${who} posted ${name} of ${words.date(shape.occurred_on)} ${from} ${at}${linked}.`;
+    const from = schedule === undefined ? say('fromScheduleGone') : say('fromSchedule', { name: schedule });
+    return say('postedFromSchedule', { who, name, date: words.date(shape.occurred_on), from, at, linked });
   }
-  return linked ? `${who} recorded ${name} ${at}${linked}.` : null;
+  return linked ? say('recordedLinked', { who, name, at, linked }) : null;
 }
 
 /** Issue 37 item 6: a skipped occurrence (its record's `after` names the date): "skipped “Rent” of Mar 1, 2026". */
@@ -174,45 +306,73 @@ function skipOf(change: ChangeRecord): string | null {
   return after.skipped_on ?? null;
 }
 
+/** What the record is about, for a sentence that names it (`inUpdate`: the form an update's sentence takes, German's "bei …"). */
+function subjectName(change: ChangeRecord, words: Wording, parts: Parts, inUpdate: boolean): string {
+  const shape = (change.after ?? change.before) as Record<string, unknown>;
+  if (change.subject === 'transaction') return transactionName(shape as unknown as TransactionShape, words, parts, inUpdate);
+  if (change.subject === 'account') return parts.say(inUpdate ? 'accountNameInUpdate' : 'accountName', { name: String(shape.name) });
+  if (change.subject === 'schedule') {
+    const schedule = shape as unknown as ScheduleShape;
+    const values = { description: schedule.description, amount: words.money(amountMoved(schedule.entries)), howOften: parts.often(schedule.every, schedule.interval) };
+    return parts.say(inUpdate ? 'scheduleNameInUpdate' : 'scheduleName', values);
+  }
+  return parts.say(inUpdate ? 'settingsNameInUpdate' : 'settingsName');
+}
+
+/** An update in words: the one difference, several, or a renamed transaction by its new description. */
+function updateTold(change: ChangeRecord, words: Wording, parts: Parts, who: string, at: string): string {
+  const { say } = parts;
+  const list = differences(change, words, parts);
+  // A new description already names the transaction ("from “Rnet” to “Rent”"): its amount is enough
+  // beside it, so that a record with its time of day still fits three lines of a phone (issue 25 item 7).
+  if (change.subject === 'transaction') {
+    const [b, a] = [change.before as TransactionShape, change.after as TransactionShape];
+    if (b.description !== a.description) return say('updatedRenamed', { who, changes: differencesInWords(list, parts), amount: words.money(amountMoved(a.entries)), at });
+    // The amount alone changed: the sentence names the transaction by its description (the new amount is in it).
+    if (list.length === 1 && amountMoved(b.entries) !== amountMoved(a.entries) && openingOf(a, words) === null) {
+      return say('amountChanged', { who, from: words.money(amountMoved(b.entries)), to: words.money(amountMoved(a.entries)), description: a.description, at });
+    }
+  }
+  const name = subjectName(change, words, parts, true);
+  const only = list.length === 1 ? list[0]! : undefined;
+  if (only?.field !== undefined) return say('updatedOne', { who, field: only.field, fromTo: only.fromTo, name, at });
+  return say('updatedMany', { who, changes: differencesInWords(list, parts), name, at });
+}
+
 /** One record in plain words: who ("You" for the reader), what, when (if the wording tells time), through what. */
 export function describeChange(change: ChangeRecord, words: Wording): string {
+  const parts = partsOf(words);
+  const { say } = parts;
   const who =
     change.actor_email === null
       ? change.via === 'schedule'
-        ? 'A schedule'
-        : 'An admin command'
+        ? say('whoSchedule')
+        : say('whoAdmin')
       : change.actor_email.toLowerCase() === words.reader?.toLowerCase()
-        ? 'You'
-        : change.actor_email;
-  const at = `${words.time ? `on ${words.time(change.at)}, ` : ''}${through(change, words)}`;
-  if (change.subject === 'reconciliation') return `${who} ${reconciliationChanged(change, words)} ${at}.`;
-  if (change.subject === 'attachment') return `${who} ${attachmentChanged(change, words)} ${at}.`;
-  if (change.subject === 'settings' && change.action === 'update') return `${who} ${settingsChanged(change, words)} ${at}.`;
+        ? say('whoYou')
+        : say('whoPerson', { email: change.actor_email });
+  const via = through(change, words, parts);
+  const at = words.time ? say('atTime', { time: words.time(change.at), via }) : via;
+  if (change.subject === 'reconciliation') return reconciliationChanged(change, words, parts, who, at);
+  if (change.subject === 'attachment') return attachmentChanged(change, words, parts, who, at);
+  if (change.subject === 'settings' && change.action === 'update') return say('settings', { who, changes: settingsChanged(change, words, parts), at });
   const skipped = skipOf(change);
-  if (skipped !== null) return `${who} skipped “${(change.after as ScheduleShape).description}” of ${words.date(skipped)} ${at}.`;
+  if (skipped !== null) return say('skipped', { who, description: (change.after as ScheduleShape).description, date: words.date(skipped), at });
   if (change.subject === 'transaction' && change.action === 'create') {
-    const told = creationTold(change, words, who, at);
+    const told = creationTold(change, words, parts, who, at);
     if (told !== null) return told;
   }
-  const shape = (change.after ?? change.before) as Record<string, unknown>;
-  const name =
-    change.subject === 'transaction'
-      ? transactionName(shape as unknown as TransactionShape, words)
-      : change.subject === 'account'
-        ? `the account “${String(shape.name)}”`
-        : change.subject === 'schedule'
-          ? `the schedule “${String(shape.description)}” (${words.money(amountMoved((shape as unknown as ScheduleShape).entries))}, ${howOften((shape as unknown as ScheduleShape).every, (shape as unknown as ScheduleShape).interval).toLowerCase()})`
-          : 'the settings';
-  const changed = () => differences(change, words).join(', ') || 'nothing visible';
-  // A new description already names the transaction ("from “Rnet” to “Rent”"): its amount is enough
-  // beside it, so that a record with its time of day still fits three lines of a phone (issue 25 item 7).
-  const renamed =
-    change.subject === 'transaction' && change.action === 'update' && (change.before as TransactionShape).description !== (change.after as TransactionShape).description;
-  const what =
-    change.action === 'update'
-      ? renamed
-        ? `changed ${changed()} (${words.money(amountMoved((shape as unknown as TransactionShape).entries))})`
-        : `changed ${changed()} of ${name}`
-      : `${{ create: change.subject === 'schedule' ? 'made' : 'recorded', delete: 'deleted', restore: 'restored' }[change.action]} ${name}`;
-  return `${who} ${what} ${at}.`;
+  if (change.action === 'update') return updateTold(change, words, parts, who, at);
+  const name = subjectName(change, words, parts, false);
+  const key =
+    change.action === 'create'
+      ? change.subject === 'schedule'
+        ? 'createdSchedule'
+        : change.subject === 'account'
+          ? 'createdAccount'
+          : 'created'
+      : change.action === 'delete'
+        ? 'deleted'
+        : 'restored';
+  return say(key, { who, name, at });
 }

@@ -1,9 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { api, ApiError, withQuery, type Account, type Change, type Schedule, type Transaction } from '../api';
 import { closedBooksRefusal, useApp } from '../app';
 import { Downloads, ErrorNote, Loading, PageHeading } from '../components';
 import { formatCents, formatDate } from '../money';
-import { describeChange, type Wording } from '../../book/change-words';
+import { CHANGE_SENTENCE_KEYS, describeChange, type ChangeSentences, type Wording } from '../../book/change-words';
+import { currentLanguage, locale, t } from '../i18n';
+import { howOftenInWords } from '../recurrence';
+import { startingBalanceInWords } from '../words';
 import { KeptReceipts } from './Receipts';
 
 /**
@@ -14,14 +18,26 @@ import { KeptReceipts } from './Receipts';
 function timeOf(at: string): string {
   const when = new Date(at);
   const thisYear = when.getFullYear() === new Date().getFullYear();
-  const day = when.toLocaleDateString(undefined, thisYear ? { month: 'short', day: 'numeric' } : { dateStyle: 'medium' });
-  return `${day} at ${when.toLocaleTimeString(undefined, { timeStyle: 'short' })}`;
+  // en: "Mar 3" / "Mar 3, 2025"; de: "3. März" / "3. März 2025" (D29: the chosen language's locale).
+  const day = when.toLocaleDateString(locale(), thisYear ? { month: 'short', day: 'numeric' } : { month: 'short', day: 'numeric', year: 'numeric' });
+  return t('history.when', { day, time: when.toLocaleTimeString(locale(), { timeStyle: 'short' }) });
+}
+
+/**
+ * D29: History's sentences from the catalogue (`history.sentence.*`, the same keys as
+ * CHANGE_SENTENCES in src/book/change-words.ts, whose English the change log's CSV keeps); their
+ * {{placeholders}} are left in for describeChange to fill.
+ */
+function historySentences(): ChangeSentences {
+  return Object.fromEntries(CHANGE_SENTENCE_KEYS.map((key) => [key, t(`history.sentence.${key}`)])) as ChangeSentences;
 }
 
 /** D22: what the change log's CSV holds: every change of the book (whatever History shows) on the days chosen. */
 function changeLogInWords({ from, to }: { from: string; to: string }): string {
-  const days = from && to ? ` from ${formatDate(from)} to ${formatDate(to)}` : from ? ` from ${formatDate(from)} on` : to ? ` up to ${formatDate(to)}` : '';
-  return `Every change to the book${days}, for the auditors, as a file:`;
+  if (from && to) return t('history.download.hintBetween', { from: formatDate(from), to: formatDate(to) });
+  if (from) return t('history.download.hintFrom', { from: formatDate(from) });
+  if (to) return t('history.download.hintTo', { to: formatDate(to) });
+  return t('history.download.hint');
 }
 
 const isUndoable = (c: Change) => c.subject === 'transaction' && c.action === 'delete' && c.subject_id !== null;
@@ -46,6 +62,7 @@ async function isAbsent(id: number): Promise<boolean> {
  * action.
  */
 export function Changes() {
+  const { t } = useTranslation();
   const { path, me, closedThrough, bookStyle } = useApp();
   const search = path.split('?')[1] ?? '';
   const [changes, setChanges] = useState<Change[] | null>(null);
@@ -66,8 +83,23 @@ export function Changes() {
   // D21: a transaction a schedule posted names the schedule, if it still exists.
   const [schedules, setSchedules] = useState<Schedule[]>([]);
   const scheduleName = (id: number) => schedules.find((s) => s.id === id)?.description;
-  // One wording with the change log's CSV (src/book/change-words.ts), in the person's own formats.
-  const wording: Wording = { money: formatCents, date: formatDate, time: timeOf, accountName, scheduleName, accountKind, bookStyle, reader: me?.email };
+  // One wording with the change log's CSV (src/book/change-words.ts), in the person's language and formats (D29).
+  const wording: Wording = {
+    money: formatCents,
+    date: formatDate,
+    time: timeOf,
+    accountName,
+    scheduleName,
+    accountKind,
+    bookStyle,
+    reader: me?.email,
+    sentences: historySentences(),
+    startingBalanceInWords,
+    keepsCapitals: currentLanguage() === 'de',
+    howOften: (every, interval) => howOftenInWords(every, interval, 'sentence'),
+    kindName: (kind) => t(`history.kind.${kind}`),
+    bookStyleName: (style) => t(`history.bookStyle.${style}`),
+  };
 
   // Only the latest request's answer is shown: a slower earlier one (the list before a date was
   // typed, an undo's reload) never overwrites it.
@@ -113,7 +145,7 @@ export function Changes() {
     setRestored(null);
     try {
       await api('POST', `/transactions/${change.subject_id}/restore`);
-      setRestored(`Restored “${String((change.before as Transaction).description)}”.`);
+      setRestored(t('history.restored', { description: String((change.before as Transaction).description) }));
       await load();
     } catch (e) {
       setError((e as Error).message);
@@ -122,24 +154,24 @@ export function Changes() {
 
   return (
     <main>
-      <PageHeading>History</PageHeading>
-      <div className="row" role="search" aria-label="Days">
+      <PageHeading>{t('history.title')}</PageHeading>
+      <div className="row" role="search" aria-label={t('history.days.label')}>
         <label>
-          From
+          {t('history.days.from')}
           <input type="date" value={days.from} aria-describedby="history-days" onChange={(e) => act(() => setDays({ ...days, from: e.target.value }))} />
         </label>
         <label>
-          To
+          {t('history.days.to')}
           <input type="date" value={days.to} aria-describedby="history-days" onChange={(e) => act(() => setDays({ ...days, to: e.target.value }))} />
         </label>
       </div>
       <p id="history-days" className="muted small">
-        The days of the changes, as the server counts them (UTC); the times shown are yours.
+        {t('history.days.hint')}
       </p>
       <Downloads
-        label="Change log download"
+        label={t('history.download.label')}
         hint={changeLogInWords(days)}
-        files={[{ label: 'Change log (CSV)', path: withQuery('/export/changes.csv', days), fallbackName: 'changes.csv' }]}
+        files={[{ label: t('history.download.file'), path: withQuery('/export/changes.csv', days), fallbackName: 'changes.csv' }]}
       />
       {restored && (
         <p role="status" className="notice">
@@ -150,7 +182,7 @@ export function Changes() {
       {!changes ? (
         error ? null : <Loading />
       ) : changes.length === 0 ? (
-        <p>{days.from || days.to ? 'Nothing changed on those days.' : 'Nothing has changed yet.'}</p>
+        <p>{days.from || days.to ? t('history.emptyDays') : t('history.empty')}</p>
       ) : (
         <ol className="plain history">
           {changes.map((c) => (
@@ -158,8 +190,8 @@ export function Changes() {
               <span>{describeChange(c, wording)}</span>
               {isUndoable(c) && absent[c.subject_id!] === true && changes.find(isUndoableOf(c.subject_id!)) === c && (
                 <>
-                  <button type="button" className="secondary" aria-label="Undo this delete" onClick={() => void undo(c)}>
-                    Undo
+                  <button type="button" className="secondary" aria-label={t('history.undoLabel')} onClick={() => void undo(c)}>
+                    {t('history.undo')}
                   </button>
                   <KeptReceipts transaction={{ id: c.subject_id!, description: String((c.before as Transaction).description) }} />
                 </>
@@ -170,7 +202,7 @@ export function Changes() {
       )}
       {next !== null && (
         <button type="button" className="secondary" onClick={() => act(() => void load(next))}>
-          Load more
+          {t('history.loadMore')}
         </button>
       )}
     </main>
