@@ -241,6 +241,24 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the common words, sign-in,
     await expect.poll(() => reading.textContent()).toBe('„1,234.56“ ist hier kein Betrag: Schreiben Sie ihn etwa als 1.234,56 oder 1234,56.');
   });
 
+  it('D29 (the tests\' seed of a choice): an en-US browser that chose Deutsch before its first page signs in in German; a later choice of English outlives the seed across a reload', async () => {
+    const seeded = await openWebSession({ prefix: 'ledger-web-german-common-seed-', email: 'seed@example.com', password: PASSWORD, locale: 'en-US', language: 'de' });
+    try {
+      const { page } = seeded;
+      expect(seeded.language).toBe('de');
+      expect(await page.evaluate(() => [document.documentElement.lang, localStorage.getItem('ledger.language')])).toEqual(['de', 'de']);
+      await seeded.go(de('nav.settings'), 'Einstellungen');
+      await page.getByLabel('Sprache').selectOption({ label: 'English' });
+      await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+      expect(await page.evaluate(() => localStorage.getItem('ledger.language'))).toBe('en');
+      expect(seeded.faults).toEqual([]);
+    } finally {
+      await seeded.close();
+    }
+  }, 120_000);
+
   it('ran without server faults or Content-Security-Policy violations', () => {
     expect([...german.faults, ...english.faults]).toEqual([]);
     expect([...german.violations, ...english.violations]).toEqual([]);
