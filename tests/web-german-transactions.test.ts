@@ -40,8 +40,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Transactions page in G
     s = await openWebSession({ prefix: 'ledger-web-german-transactions-', email: EMAIL, password: PASSWORD, locale: 'de-DE' });
     page = s.page;
     expect((await s.call('PUT', '/settings', { book_style: 'club' })).status).toBe(200);
-    await page.reload();
-    await page.locator('main h1').waitFor();
+    // The book style is read when the app loads: the Transactions page, loaded afresh, is the club's.
+    await page.goto(`${s.web}/transactions`);
+    await page.getByRole('heading', { level: 1, name: 'Buchungen' }).waitFor();
     for (const [name, kind] of [['Girokonto', 'asset'], ['Kasse', 'asset'], ['Saalmiete', 'expense'], ['Mitgliedsbeiträge', 'income']] as const) {
       const res = await s.call('POST', '/accounts', { name, kind });
       expect(res.status).toBe(201);
@@ -57,7 +58,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Transactions page in G
   afterAll(() => s?.close());
 
   it('the page, its list and the record form in each mode are German, with no English sentence on screen', async () => {
-    await s.go('Buchungen', 'Buchungen');
+    await page.reload();
     await expect.poll(() => list().locator('tbody tr').count()).toBe(2);
     expect(await page.title()).toBe('Buchungen — Ledger');
     expect(await page.getByRole('heading', { level: 2, name: 'Buchung erfassen' }).count()).toBe(1);
