@@ -207,7 +207,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the common words, sign-in,
     await page.getByText('Money shows in it everywhere, like €1,234.56; the figures themselves never change.').waitFor();
   });
 
-  it('D29: an en-US browser chooses Deutsch on the sign-in page: German at once and after a reload; signed in in German, typed money reads as German writes it (D19)', async () => {
+  it('D29: an en-US browser chooses Deutsch on the sign-in page: German at once and after a reload; signed in in German, typed money reads as German writes it (D19); an ended session said in German', async () => {
     const { page } = english;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Ledger', level: 1 }).waitFor();
@@ -239,6 +239,13 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the common words, sign-in,
     await expect.poll(() => reading.textContent()).toBe('= 1.234,56\u00a0€');
     await amount.fill('1,234.56');
     await expect.poll(() => reading.textContent()).toBe('„1,234.56“ ist hier kein Betrag: Schreiben Sie ihn etwa als 1.234,56 oder 1234,56.');
+
+    // The session ends elsewhere: back on the sign-in page, told why in German.
+    expect((await english.call('POST', '/auth/logout')).status).toBe(204);
+    await page.getByRole('navigation', { name: de('nav.main') }).getByRole('link', { name: de('nav.accounts'), exact: true }).click();
+    await page.getByRole('heading', { name: 'Bei Ledger anmelden', level: 1 }).waitFor();
+    expect(await page.getByRole('status').textContent()).toBe('Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an, um dort weiterzumachen, wo Sie waren.');
+    expect(await englishOnScreen(page, ['signIn', 'common', 'nav'])).toEqual([]);
   });
 
   it('D29 (the tests\' seed of a choice): an en-US browser that chose Deutsch before its first page signs in in German; a later choice of English outlives the seed across a reload', async () => {
