@@ -86,7 +86,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the common words, sign-in,
     await page.getByText('Die Bücher sind offen: Buchungen zu jedem Datum können erfasst, geändert oder gelöscht werden.').waitFor();
     // The passkey enrolled at sign-in, never used to sign in since.
     await page.getByText(/^Mein Passkey — hinzugefügt am \d{2}\.\d{2}\.\d{4}, zuletzt verwendet: nie$/).waitFor();
-    await page.getByText('Alle Beträge werden überall in ihr angezeigt, etwa 1.234,56 €; die Zahlen selbst ändern sich nie.').waitFor();
+    await page.getByText('Alle Beträge erscheinen überall in dieser Währung, etwa 1.234,56 €; die Zahlen selbst bleiben unverändert.').waitFor();
     await page.getByText(/^Belege: .* belegt \(0 Dateien\)\.$/).waitFor();
     expect(await page.getByLabel('Sprache').inputValue()).toBe('de');
     expect(await englishOnScreen(page, ['settings', 'common', 'nav'])).toEqual([]);
