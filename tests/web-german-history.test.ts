@@ -10,7 +10,7 @@ import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, ty
 // 2026 um 14:05 … von 30,00 € auf 35,00 € geändert."), while the change log's CSV keeps
 // change-words.ts' English. In chromium, a browser in de-DE: a transaction recorded, its amount
 // changed, deleted and restored with History's Undo, a receipt added, an account renamed, a
-// reminder skipped, the books closed; History tells each in German, with times of day in German,
+// reminder skipped, an opening balance, the books closed; History tells each in German, with times of day in German,
 // its filters, empty states and download hint in German, and no English sentence of the history,
 // common or nav catalogue on the screen.
 
@@ -101,6 +101,11 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('issue 38 (D29): the Histor
     );
     expect(uploaded).toBe(201);
     expect((await s.call('PUT', `/accounts/${ids.Bank}`, { name: 'Girokonto' })).status).toBe(200);
+    // An opening balance is told as such (issue 37 item 7), in the vocabulary's German.
+    const equity = await s.post('/accounts', { name: 'Anfangsbestände', kind: 'equity' });
+    expect(equity.status).toBe(201);
+    const opening = [{ account_id: ids.Bank, amount_cents: 254_815 }, { account_id: equity.body.id, amount_cents: -254_815 }];
+    expect((await s.post('/transactions', { occurred_on: '2026-01-01', description: 'Anfangsbestand', entries: opening })).status).toBe(201);
     const hall = await s.post('/schedules', {
       description: 'Hallenmiete', start_on: '2026-03-01', every: 'month', mode: 'remind',
       entries: [{ account_id: ids.Miete, amount_cents: 85_000 }, { account_id: ids.Bank, amount_cents: -85_000 }],
@@ -113,7 +118,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('issue 38 (D29): the Histor
     await said('gelöscht.').waitFor();
     // The issue's example, in the reader's own person ("Sie haben" for their own change, "… hat" for another's: above).
     expect(await sentence('den Betrag')).toMatch(/^Sie haben den Betrag von „Mittagessen“ am \d+\. \S+ um \d\d:\d\d in der Web-App von 30,00\s€ auf 35,00\s€ geändert\.$/);
-    expect(await sentence(/erfasst\.$/)).toMatch(/^Sie haben „Mittagessen“ \(30,00\s€\) am .+ um \d\d:\d\d in der Web-App erfasst\.$/);
+    expect(await sentence(/^Sie haben „Mittagessen“.*erfasst\.$/)).toMatch(/^Sie haben „Mittagessen“ \(30,00\s€\) am .+ um \d\d:\d\d in der Web-App erfasst\.$/);
     expect(await sentence('den Beleg')).toMatch(
       new RegExp(`^Sie haben den Beleg „kassenbon\\.png“ zu „Mittagessen“ vom ${shown('2026-03-03')} am .+ um \\d\\d:\\d\\d in der Web-App hinzugefügt\\.$`),
     );
@@ -121,7 +126,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('issue 38 (D29): the Histor
     expect(await sentence('übersprungen')).toMatch(new RegExp(`^Sie haben „Hallenmiete“ vom ${shown('2026-03-01')} am .+ in der Web-App übersprungen\\.$`));
     expect(await sentence('die wiederkehrende Buchung')).toMatch(/^Sie haben die wiederkehrende Buchung „Hallenmiete“ \(850,00\s€, jeden Monat\) am .+ angelegt\.$/);
     expect(await sentence('gelöscht.')).toMatch(/^Sie haben „Mittagessen“ \(35,00\s€\) am .+ in der Web-App gelöscht\.$/);
-    expect(await history().count()).toBe(10); // 3 accounts, recorded, changed, receipt, renamed, schedule, skipped, deleted
+    expect(await sentence('(Anfangsbestand:')).toMatch(/^Sie haben „Anfangsbestand“ \(Anfangsbestand: 2\.548,15\s€ auf Girokonto\) am .+ in der Web-App erfasst\.$/);
+    expect(await history().count()).toBe(12); // 4 accounts, recorded, changed, receipt, renamed, opening balance, schedule, skipped, deleted
     await noEnglish();
 
     // Undo, in German; what it did is said until the next action.
