@@ -37,3 +37,11 @@ export async function englishOnScreen(page: Page, sections?: string[]): Promise<
     .filter(({ probe }) => text.includes(probe.replace(/\s+/g, ' ')))
     .map(({ key, probe }) => `${key}: “${probe}”`);
 }
+
+/** The German sentences (by key) that the page shows now: an English page shows none. */
+export async function germanOnScreen(page: Page, sections?: string[]): Promise<string[]> {
+  const text = (await page.evaluate(() => document.body.innerText)).replace(/\s+/g, ' ');
+  return probesOf('de', sections)
+    .filter(({ probe }) => text.includes(probe.replace(/\s+/g, ' ')))
+    .map(({ key, probe }) => `${key}: “${probe}”`);
+}
