@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { englishOnScreen, germanOnScreen } from './support/i18n-walk';
 import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
@@ -9,6 +10,8 @@ import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSes
 
 const missing = missingBrowserPrerequisite();
 if (missing && !STRICT_BROWSER) console.warn(`web-languages.test.ts skipped: ${missing}`);
+
+const DOCS_HOME_DE = path.resolve('docs/screenshots/home-de.png');
 
 /** Every page of the web app; the Reconcile page of the bank account. */
 const PAGES = ['/', '/transactions', '/import', '/accounts', '/reconcile?account=', '/reports', '/reports/annual', '/schedules', '/history', '/settings', '/device'] as const;
@@ -43,6 +46,23 @@ for (const [locale, language] of [
     }, 120_000);
     afterAll(() => s?.close());
 
+    it('only the catalogue in use is downloaded (D29: the other language is a chunk of its own)', async () => {
+      const catalogues: string[] = [];
+      const listener = (request: { url(): string }) => {
+        const name = /\/assets\/(en|de)-[\w-]+\.js$/.exec(new URL(request.url()).pathname)?.[1];
+        if (name) catalogues.push(name);
+      };
+      s.page.on('request', listener);
+      try {
+        await s.page.reload();
+        await s.page.getByRole('heading', { level: 1 }).waitFor();
+        await s.page.waitForLoadState('networkidle');
+      } finally {
+        s.page.off('request', listener);
+      }
+      expect(catalogues).toEqual([language]);
+    });
+
     for (const style of ['personal', 'club'] as const) {
       it(`${style} book: no sentence of the other language on any page`, async () => {
         expect((await s.call('PUT', '/settings', { book_style: style })).status).toBe(200);
@@ -53,6 +73,10 @@ for (const [locale, language] of [
           await s.page.waitForLoadState('networkidle');
           const foreign = await otherLanguage();
           if (foreign.length) found[path] = foreign;
+          // Issue 38: Home in German for the README, written when UPDATE_SCREENSHOTS is set.
+          if (process.env.UPDATE_SCREENSHOTS && language === 'de' && style === 'club' && path === '/') {
+            await s.page.screenshot({ path: DOCS_HOME_DE, fullPage: true });
+          }
         }
         expect(found).toEqual({});
         expect(await s.page.evaluate(() => document.documentElement.lang)).toBe(language);
