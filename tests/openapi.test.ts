@@ -97,6 +97,12 @@ const FULL = [
   'delete /schedules/{id}',
   'post /schedules/{id}/occurrences/{date}/post',
   'post /schedules/{id}/occurrences/{date}/skip',
+  'get /budgets',
+  'post /budgets',
+  'get /budgets/draft',
+  'get /budgets/{id}',
+  'put /budgets/{id}',
+  'delete /budgets/{id}',
   // D22 (full tier).
   'post /transactions/{id}/attachments',
   'get /transactions/{id}/attachments',
@@ -299,7 +305,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
             const refs = [schema.$ref, ...(schema.anyOf ?? []).map((s: Json) => s.$ref)].filter(Boolean);
             expect(refs.length, `${what}: a named error shape`).toBeGreaterThan(0);
             for (const ref of refs) {
-              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal', 'ReconciliationDifference'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
+              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal', 'ReconciliationDifference', 'AccountInUse'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
             }
           }
         }
@@ -617,6 +623,25 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'GET', '/reports/forecast?to=3000-01-01'), 'GET', '/reports/forecast');
     await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/schedules/${planned.id}`), 'DELETE', '/schedules/{id}');
+
+    // D26: budgets, the draft, plan and reality.
+    const budgetBody = { name: 'OA plan', from: '2031-01', to: '2031-12', lines: [{ account_id: ids['OA Food']!, amount_cents: 100, per: 'month', rollover: true }] };
+    const budget = await expectDocumented(await h.call(token, 'POST', '/budgets', budgetBody), 'POST', '/budgets');
+    await expectDocumented(await h.call(token, 'POST', '/budgets', { ...budgetBody, from: '2031-13' }), 'POST', '/budgets');
+    await expectDocumented(await h.call(token, 'GET', '/budgets'), 'GET', '/budgets');
+    await expectDocumented(await h.call(token, 'GET', '/budgets/draft?from=2025-01&to=2025-12'), 'GET', '/budgets/draft');
+    await expectDocumented(await h.call(token, 'GET', '/budgets/draft?from=2025-01'), 'GET', '/budgets/draft');
+    await expectDocumented(await h.call(token, 'GET', `/budgets/${budget.id}`), 'GET', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/budgets/x'), 'GET', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/budgets/999999'), 'GET', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/budgets/${budget.id}`, { ...budgetBody, to: '2031-06' }), 'PUT', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/budgets/${budget.id}`, { ...budgetBody, lines: [{ account_id: statementAccount.id, amount_cents: 1, per: 'month' }] }), 'PUT', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/budgets/999999', budgetBody), 'PUT', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'GET', `/reports/budget?id=${budget.id}&as_of=2031-03-01`), 'GET', '/reports/budget');
+    await expectDocumented(await h.call(token, 'GET', '/reports/budget?id=999999'), 'GET', '/reports/budget');
+    await expectDocumented(await h.call(token, 'GET', '/reports/budget?id=x'), 'GET', '/reports/budget');
+    await expectDocumented(await h.call(token, 'DELETE', `/budgets/${budget.id}`), 'DELETE', '/budgets/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/budgets/${budget.id}`), 'DELETE', '/budgets/{id}');
 
     // D22: a receipt added (and refused: too large, not a receipt, no such transaction, 20 already), listed, read, removed.
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');

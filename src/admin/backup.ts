@@ -68,10 +68,13 @@ const TABLES = [
   { name: 'schedule_occurrences', key: ['schedule_id', 'occurs_on'], since: 12 },
   // D22; backups made before receipts (schema 12 and earlier, and every version 1 file) have none.
   { name: 'attachments', key: 'id', since: 13 },
+  // D26; backups made before budgets (schema 17 and earlier) have none.
+  { name: 'budgets', key: 'id', since: 18 },
+  { name: 'budget_lines', key: ['budget_id', 'position'], since: 18 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules', 'attachments'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules', 'attachments', 'budgets'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Row = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
-import { accountKind, accounts, entries } from '../db/schema';
-import { conflict, notFound } from '../errors';
+import { accountKind, accounts, budgetLines, budgets, entries } from '../db/schema';
+import { conflict, notFound, Refusal } from '../errors';
 import { requiredText } from '../text';
 import { requestSchema } from '../shapes';
 import { recordChange, type Actor } from './changes';
@@ -65,10 +65,27 @@ async function lockedAccount(tx: Db, id: number): Promise<AccountView> {
   return account;
 }
 
+/**
+ * D26: an account a budget line names is in use: 409 naming the budget (the lowest id). Called
+ * under the account's row lock, which a budget's writer waits for (it reads the accounts it names
+ * with a key-share lock), so no line can appear between this check and the change.
+ */
+async function refuseWhenBudgeted(tx: Db, id: number): Promise<void> {
+  const [budget] = await tx
+    .select({ id: budgets.id, name: budgets.name })
+    .from(budgetLines)
+    .innerJoin(budgets, eq(budgets.id, budgetLines.budgetId))
+    .where(eq(budgetLines.accountId, id))
+    .orderBy(asc(budgets.id))
+    .limit(1);
+  if (budget) throw new Refusal('conflict', `the account is in the budget ${budget.name}`, undefined, undefined, { budget_id: budget.id });
+}
+
 /** Renames an account or fixes its kind (D15), with its change record. */
 export async function updateAccount(db: Db, id: number, patch: AccountPatch, actor: Actor): Promise<AccountView> {
   return db.transaction(async (tx) => {
     const before = await lockedAccount(tx, id);
+    if (patch.kind === 'asset' || patch.kind === 'liability' || patch.kind === 'equity') await refuseWhenBudgeted(tx, id);
     const [after] = await tx.update(accounts).set(patch).where(eq(accounts.id, id)).returning(accountColumns);
     await recordChange(tx, actor, { subject: 'account', subjectId: id, action: 'update', before, after });
     return after!;
@@ -87,6 +104,7 @@ export async function deleteAccount(db: Db, id: number, actor: Actor): Promise<v
     const before = await lockedAccount(tx, id);
     const [used] = await tx.select({ id: entries.id }).from(entries).where(eq(entries.accountId, id)).limit(1);
     if (used) throw conflict('the account has entries');
+    await refuseWhenBudgeted(tx, id);
     await tx.delete(accounts).where(eq(accounts.id, id));
     await recordChange(tx, actor, { subject: 'account', subjectId: id, action: 'delete', before, after: null });
   });

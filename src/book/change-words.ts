@@ -34,7 +34,7 @@ export interface ChangeRecord {
   actor_email: string | null;
   via: 'session' | 'token' | 'cli' | 'schedule';
   client_id: string | null;
-  subject: 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment';
+  subject: 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget';
   subject_id: number | null;
   action: 'create' | 'update' | 'delete' | 'restore';
   schedule_id: number | null;

@@ -172,6 +172,55 @@ const ScheduleRecord = v.strictObject({
   skipped_on: v.pipe(v.optional(date), v.description('a skip\'s record only: the occurrence skipped')),
 });
 
+/** D26: a month `YYYY-MM`. */
+export const month = v.pipe(v.string(), v.regex(/^\d{4}-(0[1-9]|1[0-2])$/), v.description('a month, YYYY-MM'));
+export const BudgetPer = v.picklist(['month', 'period']);
+export const BudgetLine = responseSchema('BudgetLine', v.strictObject({
+  account_id: int,
+  account_name: v.string(),
+  kind: v.picklist(['income', 'expense']),
+  amount_cents: v.pipe(cents, v.description('≥ 0, natural sign: what the plan earns or spends')),
+  per: v.pipe(BudgetPer, v.description('`month`: that amount in every month; `period`: once, for the whole budget')),
+  rollover: v.pipe(v.boolean(), v.description('`month` lines only: what a month leaves unspent, or overspends, moves into the next')),
+}));
+export const Budget = responseSchema('Budget', v.strictObject({
+  id: v.pipe(v.nullable(int), v.description('null for a draft (not stored)')),
+  name: v.pipe(v.string(), v.description('empty for a draft')),
+  from: month,
+  to: month,
+  lines: v.pipe(v.array(BudgetLine), v.description('in the order sent')),
+}));
+const planAndActual = v.strictObject({ planned_cents: cents, actual_cents: cents });
+export const BudgetReport = responseSchema('BudgetReport', v.strictObject({
+  budget_id: int,
+  name: v.string(),
+  from: month,
+  to: month,
+  as_of: date,
+  lines: v.array(v.strictObject({
+    account_id: int,
+    account_name: v.string(),
+    kind: v.picklist(['income', 'expense']),
+    per: BudgetPer,
+    rollover: v.boolean(),
+    planned_cents: v.pipe(cents, v.description('the whole budget: amount × months, or the period\'s amount')),
+    planned_to_date_cents: v.pipe(cents, v.description('`month`: every month begun by as_of; `period`: the amount once as_of reaches the budget\'s first day')),
+    actual_cents: v.pipe(cents, v.description('entries dated in the budget\'s months, whatever as_of')),
+    actual_to_date_cents: v.pipe(cents, v.description('entries dated from the budget\'s first day through as_of')),
+    months: v.array(v.strictObject({
+      month,
+      planned_cents: v.pipe(v.nullable(cents), v.description('null on a `period` line')),
+      actual_cents: cents,
+      available_cents: v.pipe(v.nullable(cents), v.description('rollover only: the month\'s amount plus, for every earlier month, its amount minus its actual')),
+    })),
+  })),
+  unbudgeted: v.pipe(
+    v.array(v.strictObject({ account_id: int, account_name: v.string(), kind: v.picklist(['income', 'expense']), actual_cents: cents })),
+    v.description('income and expense accounts without a line whose actual in the budget\'s months is not zero, in GET /accounts order'),
+  ),
+  totals: v.strictObject({ income: planAndActual, expense: planAndActual, result: v.pipe(planAndActual, v.description('income − expense')) }),
+}));
+
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
   id: int,
@@ -179,12 +228,12 @@ export const Change = responseSchema('Change', v.strictObject({
   actor_email: v.pipe(v.nullable(v.string()), v.description('the acting person\'s email as it was then; null for the CLI')),
   via: v.pipe(v.picklist(['session', 'token', 'cli', 'schedule']), v.description('D21: `schedule` for a transaction a schedule posted by itself')),
   client_id: v.pipe(v.nullable(v.string()), v.description('the token\'s OAuth client (ledger-cli for minted tokens); null for sessions, the CLI and schedules')),
-  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment']),
+  subject: v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget']),
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
   schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
-  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
-  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment])),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget])),
   // Issue 37 item 6: read beside the record (never stored in it), so History can tell the step.
   statement_line: v.pipe(
     v.optional(v.strictObject({ account_id: int, account_name: v.string(), occurred_on: date, linked: v.boolean() })),

@@ -4,6 +4,7 @@ import { sqlConstraint, sqlMessage, sqlState } from './database';
 /** What a constraint violation means to the caller: plain words, never the driver's text. */
 const CONSTRAINT_MESSAGES: Record<string, string> = {
   accounts_name_lower_unique: 'an account with that name already exists',
+  budgets_name_lower_unique: 'a budget with that name already exists',
   entries_account_id_accounts_id_fk: 'an entry names an account that does not exist',
 };
 const CONSTRAINT_FALLBACK = 'the request conflicts with the data already stored';

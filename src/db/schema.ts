@@ -378,7 +378,7 @@ export const changes = pgTable(
     /** D21: `schedule` for a transaction a schedule posted by itself. */
     via: text('via', { enum: ['session', 'token', 'cli', 'schedule'] }).notNull(),
     clientId: text('client_id'),
-    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment'] }).notNull(),
+    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget'] }).notNull(),
     subjectId: integer('subject_id'),
     action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
     before: jsonb('before'),
@@ -388,7 +388,7 @@ export const changes = pgTable(
   },
   (t) => [
     check('changes_via', sql`${t.via} in ('session', 'token', 'cli', 'schedule')`),
-    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment')`),
+    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget')`),
     check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
     check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
     // The history of one transaction or account, newest first; and the last delete to restore from.
@@ -596,6 +596,55 @@ export const attachments = pgTable(
   (t) => [
     index('attachments_transaction_id_idx').on(t.transactionId, t.id),
     check('attachments_size', sql`${t.size} = octet_length(${t.bytes})`),
+  ],
+);
+
+export const budgetPer = pgEnum('budget_per', ['month', 'period']);
+
+/**
+ * D26: a plan for a run of whole months (`from_month` and `to_month` are their first days, at most
+ * 36 months). Names are unique without regard to case, as accounts' are. Budgets may overlap.
+ */
+export const budgets = pgTable(
+  'budgets',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    fromMonth: date('from_month', { mode: 'string' }).notNull(),
+    toMonth: date('to_month', { mode: 'string' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('budgets_name_lower_unique').on(sql`lower(${t.name})`),
+    check('budgets_months', sql`extract(day from ${t.fromMonth}) = 1 and extract(day from ${t.toMonth}) = 1 and ${t.toMonth} >= ${t.fromMonth}`),
+  ],
+);
+
+/**
+ * D26: a budget's lines in the order sent (`position`). The foreign key to the account (no cascade)
+ * is the database's last word on "an account a budget line names cannot be deleted"; the 409 that
+ * names the budget is said first by src/book/accounts.ts.
+ */
+export const budgetLines = pgTable(
+  'budget_lines',
+  {
+    budgetId: integer('budget_id')
+      .notNull()
+      .references(() => budgets.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    per: budgetPer('per').notNull(),
+    rollover: boolean('rollover').notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ columns: [t.budgetId, t.position] }),
+    unique('budget_lines_account_once').on(t.budgetId, t.accountId),
+    index('budget_lines_account_id_idx').on(t.accountId),
+    check('budget_lines_amount', sql`${t.amountCents} >= 0`),
+    check('budget_lines_rollover', sql`not ${t.rollover} or ${t.per} = 'month'`),
   ],
 );
 

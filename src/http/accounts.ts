@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AccountPatchSchema, createAccount, deleteAccount, listAccounts, NewAccountSchema, updateAccount } from '../book/accounts';
 import { Account } from '../book/views';
+import { responseSchema } from '../shapes';
 import { badId, badJson, positiveId, refused } from './replies';
 import { route } from './route';
 import { authorOf } from './tiers';
@@ -8,6 +9,11 @@ import { pathId } from './validation';
 
 const accountId = (raw: string | undefined) => pathId(raw!, 'account');
 const noSuchAccount = refused('`{"error": "no such account"}`.');
+/** D26: an account in use answers which budget names it. */
+const InUse = responseSchema('AccountInUse', v.strictObject({
+  error: v.string(),
+  budget_id: v.pipe(v.optional(v.pipe(v.number(), v.integer())), v.description('D26: the budget whose line names the account')),
+}));
 
 /** Spec: Ledger routes, /accounts (full tier). */
 export const accountRoutes = [
@@ -37,6 +43,7 @@ export const accountRoutes = [
         200: { description: 'Changed.', json: Account },
         400: badJson('A bad id, neither name nor kind, a blank or too long name, an unknown kind, or a duplicate name'),
         404: noSuchAccount,
+        409: { description: 'D26: a kind of asset, liability or equity for an account a budget line names: `{"error": "the account is in the budget <name>", "budget_id": n}`.', json: InUse },
       },
     },
     {},
@@ -49,7 +56,7 @@ export const accountRoutes = [
         204: { description: 'Deleted.' },
         400: badId,
         404: noSuchAccount,
-        409: refused('`{"error": "the account has entries"}`.'),
+        409: { description: '`{"error": "the account has entries"}`; or, D26, a budget line names it: `{"error": "the account is in the budget <name>", "budget_id": n}`.', json: InUse },
       },
     },
     {},

@@ -1,6 +1,7 @@
 import { accountRoutes } from './accounts';
 import { attachmentRoutes, transactionAttachmentRoutes } from './attachments';
 import { authRoutes } from './auth';
+import { budgetReportRoute, budgetRoutes } from './budgets';
 import { changeRoutes } from './changes';
 import { connectionRoutes, grantRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
@@ -36,11 +37,12 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/settings', settingsRoutes],
   ['/transactions', [...transactionRoutes, ...transactionAttachmentRoutes]],
   ['/attachments', attachmentRoutes],
-  ['/reports', reportRoutes],
+  ['/reports', [...reportRoutes, budgetReportRoute]],
   ['/export', exportRoutes],
   ['/changes', changeRoutes],
   ['/imports', importRoutes],
   ['/import-rules', importRuleRoutes],
   ['/schedules', scheduleRoutes],
+  ['/budgets', budgetRoutes],
   ['/mcp', mcpRoutes],
 ];
