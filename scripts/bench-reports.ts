@@ -33,6 +33,8 @@ import postgres from 'postgres';
 import { recreateDatabase } from './bench-database';
 import { rebuildDayTotals } from '../src/book/day-totals';
 import { reportStatements } from '../src/book/reports';
+import { budgetReportStatement } from '../src/book/budget-report';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { loadConfig } from '../src/config';
 import { openConnection, openPostgres, type Database } from '../src/db/database';
 import { openEmbedded } from '../src/db/embedded';
@@ -51,10 +53,13 @@ const WARM_UP = 5;
 const CONNECTIONS = [1, 8];
 const AS_OF = '2025-12-31';
 const YEAR = { from: '2025-01-01', to: '2025-12-31' };
+const BUDGET_AS_OF = '2025-06-30';
 
 const REPORTS = {
   'balance-sheet': `/reports/balance-sheet?as_of=${AS_OF}`,
   'income-statement': `/reports/income-statement?from=${YEAR.from}&to=${YEAR.to}`,
+  // Issue 39 (D26): the budget of the year (written by `fill`, id 1), halfway through it.
+  budget: `/reports/budget?id=1&as_of=${BUDGET_AS_OF}`,
 };
 
 /** The book described above, on one connection. */
@@ -91,6 +96,13 @@ async function fill(sql: postgres.Sql): Promise<void> {
            (select count(*) from transactions t
               where not exists (select 1 from entries e where e.transaction_id = t.id))::int as headers`;
   if (check!.unbalanced !== 0 || check!.headers !== 0) throw new Error(`unbalanced book: ${JSON.stringify(check)}`);
+  // D26: a budget of 2025 naming every income and expense account but one of each kind (left
+  // unbudgeted), month lines with rollover and period lines alternating.
+  await sql`insert into budgets (name, from_month, to_month) values ('Bench 2025', '2025-01-01', '2025-12-01')`;
+  await sql`
+    insert into budget_lines (budget_id, position, account_id, amount_cents, per, rollover)
+    select 1, row_number() over (order by id), id, 100000, case when id % 2 = 0 then 'month' else 'period' end::budget_per, id % 2 = 0
+    from accounts where kind in ('income', 'expense') and name not in ('income 6', 'expense 6')`;
 }
 
 function at(sorted: number[], p: number): number {
@@ -194,6 +206,7 @@ async function measure(target: string, url: string, backend: Database['backend']
   const plans = {
     'balance-sheet': await explain(url, backend, reportStatements.balanceSheet(database.db, AS_OF)),
     'income-statement': await explain(url, backend, reportStatements.incomeStatement(database.db, YEAR.from, YEAR.to)),
+    budget: await explain(url, backend, new PgDialect().sqlToQuery(budgetReportStatement(1, BUDGET_AS_OF))),
   };
   for (const [name, plan] of Object.entries(plans)) console.log(`${target} ${name}:\n${plan}\n`);
   return {
