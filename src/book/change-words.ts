@@ -27,6 +27,20 @@ interface ScheduleShape {
   until_on: string | null;
   mode: 'post' | 'remind';
 }
+interface BudgetLine {
+  account_id: number;
+  account_name: string;
+  amount_cents: number;
+  per: 'month' | 'period';
+  rollover: boolean;
+}
+/** D26's Budget, as its change records hold it. */
+interface BudgetShape {
+  name: string;
+  from: string;
+  to: string;
+  lines: BudgetLine[];
+}
 
 /** What a change record holds, as GET /changes answers it (the fields the words need). */
 export interface ChangeRecord {
@@ -71,6 +85,8 @@ export interface Wording {
   kindName?(kind: string): string;
   /** A book style's name ("club"); the API's own word unless given. */
   bookStyleName?(style: string): string;
+  /** D26: a month `YYYY-MM` ("Jan 2027"); English short month and year unless given. */
+  month?(yyyyMm: string): string;
 }
 
 /**
@@ -150,6 +166,23 @@ export const CHANGE_SENTENCES = {
   createdSchedule: '{{who}} made {{name}} {{at}}.',
   deleted: '{{who}} deleted {{name}} {{at}}.',
   restored: '{{who}} restored {{name}} {{at}}.',
+  budgetName: 'the budget “{{name}}” ({{from}} – {{to}}, {{lines}})',
+  planName: 'the plan “{{name}}” ({{from}} – {{to}}, {{lines}})',
+  budgetNameShort: 'the budget “{{name}}”',
+  planNameShort: 'the plan “{{name}}”',
+  budgetLine: '1 line',
+  budgetLines: '{{count}} lines',
+  createdBudget: '{{who}} made {{name}} {{at}}.',
+  budgetUpdated: '{{who}} changed {{name}} {{at}}: {{changes}}.',
+  fieldFirstMonth: 'the first month',
+  fieldLastMonth: 'the last month',
+  budgetPerMonth: '{{amount}} a month',
+  budgetPerBudget: '{{amount}} for the whole budget',
+  budgetPerPlan: '{{amount}} for the whole plan',
+  budgetLineAdded: 'added {{account}} at {{amount}}',
+  budgetLineRemoved: 'removed {{account}} ({{amount}})',
+  budgetRolloverOn: 'turned rollover on for {{account}}',
+  budgetRolloverOff: 'turned rollover off for {{account}}',
 };
 export type ChangeSentences = Record<keyof typeof CHANGE_SENTENCES, string>;
 /** The keys of the sentences, for a catalogue that holds them one message each (the web app's `history.sentence.*`). */
@@ -220,6 +253,79 @@ function differences(change: ChangeRecord, words: Wording, { say, often, kind }:
     if (b.kind !== a.kind) add('fieldKind', kind(b.kind), kind(a.kind));
   }
   return out;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** "Jan 2027": the export's plain English month. */
+function englishMonth(yyyyMm: string): string {
+  const [year, month] = yyyyMm.split('-');
+  return `${MONTHS[Number(month) - 1] ?? month} ${year}`;
+}
+
+/** D26: "budget" in a personal book, "plan" in a club's; each its own sentence (German's gender and case differ). */
+const isClub = (words: Wording) => words.bookStyle === 'club';
+
+/** A budget by its name, months and number of lines ("the plan “2027” (Jan 2027 – Dec 2027, 5 lines)"). */
+function budgetName(shape: BudgetShape, words: Wording, { say }: Parts): string {
+  const month = words.month ?? englishMonth;
+  const count = shape.lines.length;
+  const lines = count === 1 ? say('budgetLine', { count: String(count) }) : say('budgetLines', { count: String(count) });
+  return say(isClub(words) ? 'planName' : 'budgetName', { name: shape.name, from: month(shape.from), to: month(shape.to), lines });
+}
+
+/** What a line plans: "€400.00 a month", or "€1,200.00 for the whole plan". */
+function lineAmount(line: BudgetLine, words: Wording, { say }: Parts): string {
+  const amount = words.money(line.amount_cents);
+  if (line.per === 'month') return say('budgetPerMonth', { amount });
+  return say(isClub(words) ? 'budgetPerPlan' : 'budgetPerBudget', { amount });
+}
+
+/**
+ * D26: what an update did to a budget, in the order of the form: its name, its months, then each
+ * line (by account) whose amount changed ("Groceries from 400.00 to 450.00 a month"), added,
+ * removed, or whose rollover was turned on or off.
+ */
+function budgetDifferences(change: ChangeRecord, words: Wording, parts: Parts): Difference[] {
+  const { say } = parts;
+  const [b, a] = [change.before as BudgetShape, change.after as BudgetShape];
+  const month = words.month ?? englishMonth;
+  const out: Difference[] = [];
+  const add = (field: string, from: string, to: string) => out.push({ field, fromTo: say('fromTo', { from, to }) });
+  if (b.name !== a.name) add(say('fieldName'), say('quoted', { text: b.name }), say('quoted', { text: a.name }));
+  if (b.from !== a.from) add(say('fieldFirstMonth'), month(b.from), month(a.from));
+  if (b.to !== a.to) add(say('fieldLastMonth'), month(b.to), month(a.to));
+  const was = new Map(b.lines.map((line) => [line.account_id, line]));
+  const is = new Set(a.lines.map((line) => line.account_id));
+  for (const line of a.lines) {
+    const old = was.get(line.account_id);
+    const values = { account: line.account_name, amount: lineAmount(line, words, parts) };
+    if (old === undefined) {
+      out.push({ fromTo: say('budgetLineAdded', values) });
+      continue;
+    }
+    // The same way of planning: the old amount alone, the new one with its "a month" (issue 39's wording).
+    if (old.per !== line.per) add(line.account_name, lineAmount(old, words, parts), values.amount);
+    else if (old.amount_cents !== line.amount_cents) add(line.account_name, words.money(old.amount_cents), values.amount);
+    if (old.per === 'month' && line.per === 'month' && old.rollover !== line.rollover) {
+      out.push({ fromTo: say(line.rollover ? 'budgetRolloverOn' : 'budgetRolloverOff', values) });
+    }
+  }
+  for (const line of b.lines) {
+    if (!is.has(line.account_id)) out.push({ fromTo: say('budgetLineRemoved', { account: line.account_name, amount: lineAmount(line, words, parts) }) });
+  }
+  return out;
+}
+
+/** D26: a budget made, changed or deleted. */
+function budgetChanged(change: ChangeRecord, words: Wording, parts: Parts, who: string, at: string): string {
+  const { say } = parts;
+  const shape = (change.after ?? change.before) as BudgetShape;
+  if (change.action === 'update') {
+    const name = say(isClub(words) ? 'planNameShort' : 'budgetNameShort', { name: shape.name });
+    return say('budgetUpdated', { who, name, at, changes: differencesInWords(budgetDifferences(change, words, parts), parts) });
+  }
+  const name = budgetName(shape, words, parts);
+  return say(change.action === 'create' ? 'createdBudget' : change.action === 'delete' ? 'deleted' : 'restored', { who, name, at });
 }
 
 /** The differences as one phrase ("the date from … to …, the amount from … to …"), or "nothing visible". */
@@ -355,6 +461,7 @@ export function describeChange(change: ChangeRecord, words: Wording): string {
   const at = words.time ? say('atTime', { time: words.time(change.at), via }) : via;
   if (change.subject === 'reconciliation') return reconciliationChanged(change, words, parts, who, at);
   if (change.subject === 'attachment') return attachmentChanged(change, words, parts, who, at);
+  if (change.subject === 'budget') return budgetChanged(change, words, parts, who, at);
   if (change.subject === 'settings' && change.action === 'update') return say('settings', { who, changes: settingsChanged(change, words, parts), at });
   const skipped = skipOf(change);
   if (skipped !== null) return say('skipped', { who, description: (change.after as ScheduleShape).description, date: words.date(skipped), at });

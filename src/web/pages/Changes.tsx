@@ -99,6 +99,8 @@ export function Changes() {
     howOften: (every, interval) => howOftenInWords(every, interval, 'sentence'),
     kindName: (kind) => t(`history.kind.${kind}`),
     bookStyleName: (style) => t(`history.bookStyle.${style}`),
+    // D26: a budget's months in the chosen language ("Jan 2027", "Jan. 2027").
+    month: (yyyyMm) => new Date(`${yyyyMm}-01T00:00:00Z`).toLocaleDateString(locale(), { month: 'short', year: 'numeric', timeZone: 'UTC' }),
   };
 
   // Only the latest request's answer is shown: a slower earlier one (the list before a date was
