@@ -1,5 +1,6 @@
 import type { Db } from '../db/database';
 import type { AccountKind } from '../db/schema';
+import { addMonths, listBudgets, type Budget } from './budgets';
 import { accountNames, decimal, journalCommodity, oneLine, readBook, type JournalQuery } from './exports';
 
 // D17: GET /export/ledger.journal, a journal hledger reads (checked with `hledger -f FILE bal` in
@@ -49,4 +50,36 @@ export async function* hledgerJournal(db: Db, query: JournalQuery): AsyncGenerat
     }
     yield `${lines.join('\n')}\n`;
   }
+  const budgetRules = hledgerBudgets(await listBudgets(db), names, commodity);
+  if (budgetRules) yield budgetRules;
+}
+
+/**
+ * D26: every budget as periodic transaction rules, which hledger uses only for `balance --budget`
+ * (not for `bal` or `print`, so the books' figures stay as they are). `month` lines: one rule
+ * every month from the budget's first month up to the month after its last (hledger's end is
+ * exclusive); `period` lines: one rule that falls once, on the first month. hledger has no
+ * rollover: a rollover line is planned as its plain amount every month, which is what the report's
+ * planned_cents counts too. The postings are unbalanced virtual ones, `(account)`, so that no
+ * made-up balancing account appears in the budget report. Amounts are stored signs (D6): a
+ * planned income is negative. A line whose account is not among the accounts this export read
+ * (created after its snapshot) is left out: the journal names only accounts it declares.
+ */
+function hledgerBudgets(budgets: readonly Budget[], names: ReadonlyMap<number, string>, commodity: string): string {
+  const rules: string[] = [];
+  for (const b of budgets) {
+    const posting = (l: Budget['lines'][number]) =>
+      `    (${names.get(l.account_id)!})  ${decimal(BigInt(l.amount_cents) * (l.kind === 'income' ? -1n : 1n))} ${commodity}`;
+    const known = b.lines.filter((l) => names.has(l.account_id));
+    const description = `budget ${hledgerDescription(b.name)}`;
+    const monthly = known.filter((l) => l.per === 'month');
+    const once = known.filter((l) => l.per === 'period');
+    if (monthly.length > 0) {
+      rules.push('', `~ monthly from ${b.from} to ${addMonths(b.to, 1)}  ${description}`, ...monthly.map(posting));
+    }
+    if (once.length > 0) {
+      rules.push('', `~ monthly from ${b.from} to ${addMonths(b.from, 1)}  ${description}, planned once for ${b.from} to ${b.to}`, ...once.map(posting));
+    }
+  }
+  return rules.length > 0 ? `${rules.join('\n')}\n` : '';
 }
