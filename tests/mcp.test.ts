@@ -43,8 +43,10 @@ function errorText(result: Result): string {
 
 const TOOLS = [
   'create_account',
+  'create_budget',
   'create_schedule',
   'delete_transaction',
+  'get_budget_report',
   'get_reconciliation',
   'get_report',
   'get_settings',
@@ -52,6 +54,7 @@ const TOOLS = [
   'import_statement',
   'list_accounts',
   'list_attachments',
+  'list_budgets',
   'list_changes',
   'list_due',
   'list_schedules',

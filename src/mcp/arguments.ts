@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { NewAccountSchema } from '../book/accounts';
+import { NewBudgetSchema } from '../book/budgets';
 import { ImportPreviewRequestSchema, ImportRequestSchema } from '../book/imports/booking';
 import { NewReconciliationSchema, ReconciliationQuerySchema } from '../book/reconciliation';
 import { NewScheduleSchema } from '../book/schedules';
@@ -25,6 +26,8 @@ const LIMIT_MESSAGE = `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`;
 /** As DELETE /transactions/{id} words it (pathId); an id too large for any row is 'no such transaction'. */
 const TRANSACTION_ID_MESSAGE = 'the transaction id must be a positive integer';
 /** D8: amounts of the two-entry tools are integer cents above 0, within the D6 limit. */
+/** As GET /reports/budget words a bad `id` (positiveIntegerParam), under the argument's name. */
+const BUDGET_ID_MESSAGE = 'budget_id must be a positive integer';
 const AMOUNT_MESSAGE = `amount_cents must be an integer from 1 to ${AMOUNT_MAX}`;
 
 /** An account id of a two-entry tool, worded like an entry's account_id (EntrySchema) under its own name. */
@@ -149,6 +152,20 @@ export const ARGS = {
   list_attachments: v.object({ transaction_id: pathIdArg('transaction', 'the transaction whose files to list') }),
   preview_statement: v.object({ ...ImportPreviewRequestSchema.entries }),
   import_statement: v.object({ ...ImportRequestSchema.entries }),
+  // D26: the twins of GET /budgets, GET /reports/budget (its query's id named budget_id) and POST /budgets.
+  list_budgets: v.object({}),
+  get_budget_report: v.object({
+    budget_id: v.pipe(
+      v.number(BUDGET_ID_MESSAGE),
+      v.integer(BUDGET_ID_MESSAGE),
+      v.minValue(1, BUDGET_ID_MESSAGE),
+      v.maxValue(INT4_MAX, `budget_id must be at most ${INT4_MAX}`),
+      v.description('the budget (id of list_budgets)'),
+    ),
+    as_of: v.optional(v.pipe(dateString('as_of'), v.description('the date "to date" figures run through, YYYY-MM-DD; today (UTC) when left out'))),
+  }),
+  // POST /budgets' body, with its checks across fields (to not before from, at most 36 months).
+  create_budget: NewBudgetSchema,
 } satisfies Record<string, ArgumentsSchema>;
 
 /** A tool's arguments: an object, maybe with checks across its fields (create_schedule). */

@@ -14,6 +14,8 @@ import {
   Attachment,
   Balances,
   BalanceSheet,
+  Budget,
+  BudgetReport,
   ChangePage,
   CreatedTransaction,
   DueOccurrence,
@@ -30,6 +32,8 @@ import {
   Transaction,
 } from '../book/views';
 import { listAttachments } from '../book/attachments';
+import { budgetReport } from '../book/budget-report';
+import { createBudget, listBudgets } from '../book/budgets';
 import { importStatement, previewImport } from '../book/imports/booking';
 import { reconcileAccount, reconciliationStatus } from '../book/reconciliation';
 import { createScheduleAndPostDue } from '../book/schedule-posting';
@@ -41,7 +45,6 @@ import { invalid, Refusal } from '../errors';
 import { describeIssues, todayUtc } from '../text';
 import { twoEntries } from '../book/rules';
 import { ARGS, LIST_LIMIT_DEFAULT, REPORTS, unknownArgument, type ArgsOf, type ToolName } from './arguments';
-import { VOCABULARY } from '../book/vocabulary';
 import { describeTools } from './vocabulary';
 
 type JsonSchema = Record<string, unknown>;
@@ -115,6 +118,9 @@ const OUTPUT = {
   list_attachments: v.strictObject({ attachments: v.pipe(v.array(Attachment), v.description('oldest first; metadata only, never the bytes')) }),
   preview_statement: ImportPreview,
   import_statement: ImportResult,
+  list_budgets: v.strictObject({ budgets: v.pipe(v.array(Budget), v.description('by from, then id')) }),
+  get_budget_report: BudgetReport,
+  create_budget: Budget,
 } satisfies Record<ToolName, v.GenericSchema>;
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
@@ -211,6 +217,9 @@ const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
   post_due: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   // Importing the same file twice creates nothing the second time (D16).
   import_statement: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  list_budgets: READ,
+  get_budget_report: READ,
+  create_budget: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
 };
 
 /**
@@ -220,7 +229,7 @@ const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
  */
 export async function createLedgerMcpServer(context: McpContext): Promise<McpServer> {
   const { db, author } = context;
-  const words = describeTools(VOCABULARY[(await getSettings(db)).book_style]);
+  const words = describeTools((await getSettings(db)).book_style);
   const server = new McpServer({ name: 'ledger', version: '0.1.0' }, { capabilities: { tools: { listChanged: false } } });
 
   const tool = <N extends ToolName>(name: N, body: (args: ArgsOf<N>) => Promise<OutputOf<N>>) => {
@@ -291,5 +300,8 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('list_attachments', async ({ transaction_id }) => ({ attachments: await listAttachments(db, transaction_id) }));
   tool('preview_statement', (request) => previewImport(db, request));
   tool('import_statement', (request) => importStatement(db, request, author));
+  tool('list_budgets', async () => ({ budgets: await listBudgets(db) }));
+  tool('get_budget_report', ({ budget_id, as_of }) => budgetReport(db, { id: budget_id, as_of }));
+  tool('create_budget', (input) => createBudget(db, input, author));
   return server;
 }

@@ -1,12 +1,26 @@
 import { ACCOUNT_NAME_MAX } from '../book/accounts';
+import { BUDGET_MONTHS_MAX } from '../book/budgets';
 import { accountKind } from '../db/schema';
-import type { Words } from '../book/vocabulary';
+import type { BookStyle } from '../book/rules';
+import { VOCABULARY, type Words } from '../book/vocabulary';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, type ToolName } from './arguments';
 
 // The tools' titles and descriptions, in the words of the instance's book style (D12, src/book/vocabulary.ts).
 
+/**
+ * D26, D12: what a budget is called; MCP stays English ("Haushaltsplan" is the web app's German, D29).
+ * Kept here until the web app's table (src/book/vocabulary.ts) carries the word.
+ */
+const BUDGET_WORDS: Record<BookStyle, { budget: string; budgets: string; spend: string }> = {
+  personal: { budget: 'budget', budgets: 'budgets', spend: 'spend' },
+  club: { budget: 'plan', budgets: 'plans', spend: 'pay out' },
+};
+
+type ToolWords = Words & { plan: (typeof BUDGET_WORDS)[BookStyle] };
+
 /** Every tool's title (a name for people, from MCP 2025-06-18 on) and description, from the words of one book style only. */
-export function describeTools(w: Words): Record<ToolName, { title: string; description: string }> {
+export function describeTools(style: BookStyle): Record<ToolName, { title: string; description: string }> {
+  const w: ToolWords = { ...VOCABULARY[style], plan: BUDGET_WORDS[style] };
   const titles = titleTools(w);
   const descriptions = toolDescriptions(w);
   return Object.fromEntries(
@@ -14,7 +28,7 @@ export function describeTools(w: Words): Record<ToolName, { title: string; descr
   ) as Record<ToolName, { title: string; description: string }>;
 }
 
-function titleTools(w: Words): Record<ToolName, string> {
+function titleTools(w: ToolWords): Record<ToolName, string> {
   return {
     list_accounts: 'List accounts',
     create_account: 'Create an account',
@@ -41,10 +55,13 @@ function titleTools(w: Words): Record<ToolName, string> {
     list_attachments: "List a transaction's files",
     preview_statement: 'Preview a bank statement',
     import_statement: 'Import a bank statement',
+    list_budgets: `List ${w.plan.budgets}`,
+    get_budget_report: `Compare a ${w.plan.budget} with what happened`,
+    create_budget: `Create a ${w.plan.budget}`,
   };
 }
 
-function toolDescriptions(w: Words): Record<ToolName, string> {
+function toolDescriptions(w: ToolWords): Record<ToolName, string> {
   const kinds = accountKind.enumValues.map((kind) => `${kind}: ${w.kinds[kind]}`).join('; ');
   const twoEntries = 'recorded as two entries: to_account_id +amount_cents, from_account_id -amount_cents';
   /** What a statement is for: an asset account (the bank, the cash box) or a liability (a card). */
@@ -55,6 +72,8 @@ function toolDescriptions(w: Words): Record<ToolName, string> {
     'format is camt053 (ISO 20022 camt.053 XML), ofx (OFX or QFX) or csv (then csv names the columns, date format and ' +
     'decimal mark); content is the file\'s text; account_id is the account the statement is for and unmatched_account_id ' +
     'the counter account of lines no import rule matches';
+  /** A budget line's account (D26). */
+  const budgetAccount = `income (${w.kinds.income}) or expense (${w.kinds.expense}) account`;
   return {
     list_accounts: `List every account with its id, name and kind (${kinds}).`,
     create_account: `Create an account with a unique name (at most ${ACCOUNT_NAME_MAX} characters) and a kind (${kinds}).`,
@@ -120,5 +139,19 @@ function toolDescriptions(w: Words): Record<ToolName, string> {
       `Import a bank statement: the same arguments as preview_statement, and matches [{line, transaction_id}] pairing lines ` +
       'with their match_of from the preview: those lines create nothing but are linked to the transaction typed by hand. ' +
       'Every other new line becomes a transaction; duplicates are left out. A line at fault refuses the whole file and nothing is written.',
+    list_budgets:
+      `List the ${w.plan.budgets}, by from then id: each with its id, name, months from and to (YYYY-MM) and lines, each line an ` +
+      `${budgetAccount} with amount_cents planned per month (every month) or per period (once), and rollover.`,
+    get_budget_report:
+      `Read a ${w.plan.budget} (budget_id from list_budgets) beside what happened, in cents in natural sign (what came in and what ` +
+      `went out both positive): per line planned_cents and actual_cents for all its months, planned_to_date_cents and ` +
+      'actual_to_date_cents through as_of (default today), and one row per month (available_cents: what a rollover line has ' +
+      `left); unbudgeted lists ${w.kinds.income.toLowerCase()} and ${w.kinds.expense.toLowerCase()} accounts with money but no ` +
+      'line; totals for income, expense and result (income minus expense).',
+    create_budget:
+      `Create a ${w.plan.budget}: a unique name, from and to as months YYYY-MM (at most ${BUDGET_MONTHS_MAX} months), and lines ` +
+      `[{account_id, amount_cents, per, rollover?}] in the order to show them, each naming an ${budgetAccount} at most once. ` +
+      `amount_cents is what we plan to earn or ${w.plan.spend}, in cents (0 or more); per "month" plans it for every month, ` +
+      `"period" once for the whole ${w.plan.budget}; rollover (only with month) carries what a month leaves over, or overruns, into the next.`,
   };
 }
