@@ -1,11 +1,12 @@
 import { parse } from 'csv-parse/sync';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
+import { ruleEndAfter } from '../src/book/exports-hledger';
 
 // Issue 39 (D26 with D17): the hledger export writes every budget as periodic transaction rules, so
 // that the real `hledger balance --budget` (Debian package hledger) over a budget's months shows,
@@ -176,6 +177,27 @@ describeEachDatabase('issue 39: budgets in the hledger export (D26, D17)', (h) =
       expect(got, `budget ${b.from}…${b.to}:\n${csv}`).toEqual(expected);
       // The figures are not all zero: the comparison could fail.
       expect(Object.values(expected).some((x) => x.actual !== 0n && x.actual !== x.planned)).toBe(true);
+    }
+  });
+});
+
+// A budget through 9999-12 (D6's last year): the rule's exclusive end `10000-01` is no date to
+// hledger, which then drops the rule without a word; its end is the last day of 9999 instead.
+describe('issue 39: a budget through 9999-12 keeps its hledger rule (D26, D6)', () => {
+  it('the rule ends on 9999-12-31, and hledger plans it', () => {
+    expect(ruleEndAfter('2027-12')).toBe('2028-01');
+    expect(ruleEndAfter('9999-12')).toBe('9999-12-31');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ledger-budget-9999-'));
+    try {
+      const file = path.join(dir, 'last-year.journal');
+      writeFileSync(file, [`~ monthly from 9999-11 to ${ruleEndAfter('9999-12')}  budget last`, '    (expenses:rent)  10.00 EUR', '', '9999-11-05 rent', '    expenses:rent  5.00 EUR', '    assets:bank', ''].join('\n'));
+      const out = execFileSync('hledger', ['-f', file, 'balance', '--budget', '-b', '9999-11-01', '-e', '9999-12-31', '-O', 'csv', '--flat'], { encoding: 'utf8' });
+      const rent = out.split('\n').find((line) => line.includes('expenses:rent'));
+      expect(rent, out).toBeDefined();
+      // Planned in November and December: 2 × 10.00 (with `to 10000-01` hledger plans nothing).
+      expect(rent).toBe('"expenses:rent","5.00 EUR","20.00 EUR"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

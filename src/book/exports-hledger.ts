@@ -65,6 +65,15 @@ export async function* hledgerJournal(db: Db, query: JournalQuery): AsyncGenerat
  * planned income is negative. A line whose account is not among the accounts this export read
  * (created after its snapshot) is left out: the journal names only accounts it declares.
  */
+/**
+ * The exclusive end of a rule that runs through month `m`: the next month, except after 9999-12
+ * (D6's last year), where hledger would read `10000-01` as no date and drop the rule silently; the
+ * last day of 9999 ends it as well, the rule falling on the first of each month.
+ */
+export function ruleEndAfter(m: string): string {
+  return m === '9999-12' ? '9999-12-31' : addMonths(m, 1);
+}
+
 function hledgerBudgets(budgets: readonly Budget[], names: ReadonlyMap<number, string>, commodity: string): string {
   const rules: string[] = [];
   for (const b of budgets) {
@@ -75,10 +84,10 @@ function hledgerBudgets(budgets: readonly Budget[], names: ReadonlyMap<number, s
     const monthly = known.filter((l) => l.per === 'month');
     const once = known.filter((l) => l.per === 'period');
     if (monthly.length > 0) {
-      rules.push('', `~ monthly from ${b.from} to ${addMonths(b.to, 1)}  ${description}`, ...monthly.map(posting));
+      rules.push('', `~ monthly from ${b.from} to ${ruleEndAfter(b.to)}  ${description}`, ...monthly.map(posting));
     }
     if (once.length > 0) {
-      rules.push('', `~ monthly from ${b.from} to ${addMonths(b.from, 1)}  ${description}, planned once for ${b.from} to ${b.to}`, ...once.map(posting));
+      rules.push('', `~ monthly from ${b.from} to ${ruleEndAfter(b.from)}  ${description}, planned once for ${b.from} to ${b.to}`, ...once.map(posting));
     }
   }
   return rules.length > 0 ? `${rules.join('\n')}\n` : '';
