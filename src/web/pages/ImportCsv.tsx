@@ -254,12 +254,13 @@ function balanceColumnOf(columns: Sample['columns'], taken: Pick<CsvMapping, 'da
   return columns.find((c) => !used.has(c.value) && BALANCE_HEADER.test(folded(c.label)))?.value ?? '';
 }
 
-function ColumnSelect({ label, value, columns, onChange }: { label: string; value: string; columns: Sample['columns']; onChange(v: string): void }) {
+/** A column of the file; an `optional` one (a second description column, the balance) may be none. */
+function ColumnSelect({ label, value, columns, onChange, optional = false }: { label: string; value: string; columns: Sample['columns']; onChange(v: string): void; optional?: boolean }) {
   return (
     <label>
       {label}
-      <select required value={columns.some((c) => c.value === value) ? value : ''} onChange={(e) => onChange(e.target.value)}>
-        <option value="">{t('import.csv.choose')}</option>
+      <select required={!optional} value={columns.some((c) => c.value === value) ? value : ''} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{optional ? t('import.csv.none') : t('import.csv.choose')}</option>
         {columns.map((c) => (
           <option key={c.value} value={c.value}>
             {c.label}
@@ -358,17 +359,7 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
       <div className="row">
         <ColumnSelect label={t('import.csv.dateColumn')} value={mapping.date} columns={sample.columns} onChange={(date) => set({ date })} />
         <ColumnSelect label={t('import.csv.descriptionColumn')} value={mapping.description} columns={sample.columns} onChange={(description) => set({ description })} />
-        <label>
-          {t('import.csv.joinedWith')}
-          <select value={sample.columns.some((c) => c.value === mapping.descriptionMore) ? mapping.descriptionMore : ''} onChange={(e) => set({ descriptionMore: e.target.value })}>
-            <option value="">{t('import.csv.none')}</option>
-            {sample.columns.map((c) => (
-              <option key={c.value} value={c.value}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ColumnSelect optional label={t('import.csv.joinedWith')} value={mapping.descriptionMore} columns={sample.columns} onChange={(descriptionMore) => set({ descriptionMore })} />
       </div>
       {offerJoin && (
         <p className="small">
@@ -399,17 +390,7 @@ export function CsvMappingFields({ text, mapping, accountName, onChange }: { tex
         </div>
       </fieldset>
       <div>
-        <label>
-          {t('import.csv.balanceColumn')}
-          <select value={sample.columns.some((c) => c.value === mapping.balance) ? mapping.balance : ''} onChange={(e) => set({ balance: e.target.value })}>
-            <option value="">{t('import.csv.none')}</option>
-            {sample.columns.map((c) => (
-              <option key={c.value} value={c.value}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ColumnSelect optional label={t('import.csv.balanceColumn')} value={mapping.balance} columns={sample.columns} onChange={(balance) => set({ balance })} />
         <p className="muted small">{t('import.csv.balanceHint')}</p>
       </div>
       <div className="row">
