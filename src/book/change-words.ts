@@ -1,5 +1,8 @@
 import { fillIn, startingBalanceInWords, startingBalanceOf } from './debt-words';
 import { amountMoved, type AccountKind, type BookStyle } from './rules';
+import type { changes } from '../db/schema';
+
+type ChangeRow = typeof changes.$inferSelect;
 
 // A change record (D15) in words: what History shows, and the `summary` of D22's GET
 // /export/changes.csv for the auditors. One wording for both: the web app passes its catalogue's
@@ -46,9 +49,9 @@ interface BudgetShape {
 export interface ChangeRecord {
   at: string;
   actor_email: string | null;
-  via: 'session' | 'token' | 'cli' | 'schedule';
+  via: ChangeRow['via'];
   client_id: string | null;
-  subject: 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget';
+  subject: ChangeRow['subject'];
   subject_id: number | null;
   action: 'create' | 'update' | 'delete' | 'restore';
   schedule_id: number | null;

@@ -376,9 +376,11 @@ export const changes = pgTable(
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
     actorEmail: text('actor_email'),
     /** D21: `schedule` for a transaction a schedule posted by itself. */
-    via: text('via', { enum: ['session', 'token', 'cli', 'schedule'] }).notNull(),
+    via: text('via', { enum: ['session', 'token', 'cli', 'schedule', 'dues'] }).notNull(),
     clientId: text('client_id'),
-    subject: text('subject', { enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget'] }).notNull(),
+    subject: text('subject', {
+      enum: ['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget', 'person', 'dues_plan', 'direct_debit'],
+    }).notNull(),
     subjectId: integer('subject_id'),
     action: text('action', { enum: ['create', 'update', 'delete', 'restore'] }).notNull(),
     before: jsonb('before'),
@@ -387,8 +389,11 @@ export const changes = pgTable(
     scheduleId: integer('schedule_id'),
   },
   (t) => [
-    check('changes_via', sql`${t.via} in ('session', 'token', 'cli', 'schedule')`),
-    check('changes_subject', sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget')`),
+    check('changes_via', sql`${t.via} in ('session', 'token', 'cli', 'schedule', 'dues')`),
+    check(
+      'changes_subject',
+      sql`${t.subject} in ('transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget', 'person', 'dues_plan', 'direct_debit')`,
+    ),
     check('changes_action', sql`${t.action} in ('create', 'update', 'delete', 'restore')`),
     check('changes_subject_id', sql`(${t.subject} = 'settings') = (${t.subjectId} is null)`),
     // The history of one transaction or account, newest first; and the last delete to restore from.
@@ -648,7 +653,103 @@ export const budgetLines = pgTable(
   ],
 );
 
+export const duesEvery = pgEnum('dues_every', ['month', 'quarter', 'year']);
+
+/**
+ * D27: a dues plan ("Membership, 5.00 a month"). Each occurrence (D21's date rules, `quarter` =
+ * every 3 months) charges every person following it who is a member on that day. The income
+ * account is in use while the plan exists (no cascade; the 409 naming the plan is said first).
+ */
+export const duesPlans = pgTable(
+  'dues_plans',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    every: duesEvery('every').notNull(),
+    startOn: date('start_on', { mode: 'string' }).notNull(),
+    untilOn: date('until_on', { mode: 'string' }),
+    incomeAccountId: integer('income_account_id')
+      .notNull()
+      .references(() => accounts.id),
+    /** The author of the transactions the plan posts (D27); null once that user is removed. */
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('dues_plans_name_lower_unique').on(sql`lower(${t.name})`),
+    check('dues_plans_amount', sql`${t.amountCents} > 0`),
+    check('dues_plans_until', sql`${t.untilOn} is null or ${t.untilOn} >= ${t.startOn}`),
+    index('dues_plans_income_account_id_idx').on(t.incomeAccountId),
+  ],
+);
+
+/**
+ * D27: someone money is owed by or to (a member, a family member), not a user. Each has its own
+ * asset account, created, renamed and deleted with the person in one database transaction; the
+ * account is in use while the person exists (no cascade). Email, IBAN, mandate and note are
+ * personal data: never in a change record, cleared by `forget`.
+ */
+export const people = pgTable(
+  'people',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    email: text('email'),
+    /** ISO 13616, checked, stored without spaces in capitals. */
+    iban: text('iban'),
+    memberNo: text('member_no'),
+    joinedOn: date('joined_on', { mode: 'string' }),
+    leftOn: date('left_on', { mode: 'string' }),
+    mandateId: text('mandate_id'),
+    mandateSignedOn: date('mandate_signed_on', { mode: 'string' }),
+    duesPlanId: integer('dues_plan_id').references(() => duesPlans.id),
+    /**
+     * D27: the plan's occurrences before this date count as handled for this person: set to the
+     * day a person's plan changes, so a move from "Youth" to "Adult" never charges the past twice.
+     * Null: charged from `joined_on` (or the plan's start).
+     */
+    duesFrom: date('dues_from', { mode: 'string' }),
+    note: text('note'),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('people_account_id_unique').on(t.accountId),
+    uniqueIndex('people_member_no_unique').on(t.memberNo),
+    index('people_dues_plan_id_idx').on(t.duesPlanId),
+    index('people_iban_idx').on(t.iban),
+    check('people_left_after_joined', sql`${t.leftOn} is null or ${t.joinedOn} is null or ${t.leftOn} >= ${t.joinedOn}`),
+    check('people_mandate_whole', sql`(${t.mandateId} is null) = (${t.mandateSignedOn} is null)`),
+  ],
+);
+
+/**
+ * D27: the dues occurrences handled, one row per (plan, person, date): the database key that
+ * decides, whatever the instances, restarts or retries, that a charge is posted at most once.
+ * `transaction_id` has no foreign key: a deleted dues transaction leaves its occurrence handled.
+ */
+export const duesOccurrences = pgTable(
+  'dues_occurrences',
+  {
+    planId: integer('plan_id')
+      .notNull()
+      .references(() => duesPlans.id, { onDelete: 'cascade' }),
+    personId: integer('person_id')
+      .notNull()
+      .references(() => people.id, { onDelete: 'cascade' }),
+    occursOn: date('occurs_on', { mode: 'string' }).notNull(),
+    transactionId: integer('transaction_id'),
+    handledAt: tstz('handled_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.planId, t.personId, t.occursOn] }), index('dues_occurrences_person_id_idx').on(t.personId)],
+);
+
 export type User = typeof users.$inferSelect;
+export type Person = typeof people.$inferSelect;
+export type DuesPlan = typeof duesPlans.$inferSelect;
 export type Account = typeof accounts.$inferSelect;
 export type AccountKind = (typeof accountKind.enumValues)[number];
 export type BookStyle = (typeof bookStyle.enumValues)[number];
