@@ -11,6 +11,8 @@ const LOCALES = path.resolve('src/web/locales');
 const LANGUAGES = ['en', 'de'] as const;
 /** i18next's plural suffixes (Intl.PluralRules categories): `key_one` and `key_other` are one key, `key`. */
 const PLURAL = /_(zero|one|two|few|many|other)$/;
+/** i18next's context suffixes for the book style (D12): t('nav.people', {context: bookStyle}) reads `nav.people_club`. */
+const CONTEXT = /_(personal|club)$/;
 
 type Catalogue = { [key: string]: string | Catalogue };
 
@@ -30,7 +32,7 @@ const catalogues = Object.fromEntries(LANGUAGES.map((language) => [language, fla
 >;
 
 /** A message's key without its plural suffix: what the code asks for. */
-const baseOf = (key: string) => key.replace(PLURAL, '');
+const baseOf = (key: string) => key.replace(PLURAL, '').replace(CONTEXT, '');
 const placeholdersOf = (message: string) => [...new Set([...message.matchAll(/\{\{\s*([\w.]+)(?:\s*,[^}]*)?\s*\}\}/g)].map((m) => m[1]))].sort();
 
 /** Every source file of the web app (and the book's word modules the web app renders through). */

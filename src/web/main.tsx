@@ -7,11 +7,16 @@ import { Link, Loading } from './components';
 import { startI18n } from './i18n';
 import { Accounts } from './pages/Accounts';
 import { AnnualReport } from './pages/AnnualReport';
+import { Budgets } from './pages/Budgets';
 import { Changes } from './pages/Changes';
 import { Consent } from './pages/Consent';
 import { Device } from './pages/Device';
+import { DuesPlans } from './pages/DuesPlans';
 import { Home } from './pages/Home';
 import { Import } from './pages/Import';
+import { People } from './pages/People';
+import { PersonStatement } from './pages/PersonStatement';
+import { PlanAndReality } from './pages/PlanAndReality';
 import { Reconcile } from './pages/Reconcile';
 import { Reports } from './pages/Reports';
 import { Schedules } from './pages/Schedules';
@@ -29,6 +34,11 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/reports': Reports,
   '/reports/annual': AnnualReport,
   '/schedules': Schedules,
+  '/budgets': Budgets,
+  '/budgets/report': PlanAndReality,
+  '/people': People,
+  '/people/statement': PersonStatement,
+  '/dues': DuesPlans,
   '/settings': Settings,
   '/history': Changes,
   '/authorize': Consent,
@@ -41,7 +51,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
  */
 function Header({ email, route }: { email: string; route: string }) {
   const { t } = useTranslation();
-  const { refresh, navigate } = useApp();
+  const { refresh, navigate, bookStyle } = useApp();
   const nav = useRef<HTMLElement>(null);
   useEffect(() => {
     const link = nav.current?.querySelector('[aria-current="page"]');
@@ -75,6 +85,8 @@ function Header({ email, route }: { email: string; route: string }) {
         <Link to="/accounts">{t('nav.accounts')}</Link>
         <Link to="/reports">{t('nav.reports')}</Link>
         <Link to="/schedules">{t('nav.schedules')}</Link>
+        <Link to="/budgets">{t('nav.budgets', { context: bookStyle })}</Link>
+        <Link to="/people">{t('nav.people', { context: bookStyle })}</Link>
         <Link to="/history">{t('nav.history')}</Link>
         <Link to="/settings">{t('nav.settings')}</Link>
       </nav>
