@@ -167,6 +167,8 @@ import type { AccountKind, BookStyle as ServerBookStyle } from '../book/rules';
 import type {
   Account as AccountShape,
   Attachment as AttachmentShape,
+  Budget as BudgetShape,
+  BudgetReport as BudgetReportShape,
   Change as ChangeShape,
   DueOccurrence as DueOccurrenceShape,
   Forecast as ForecastShape,
@@ -242,3 +244,14 @@ export interface ScheduleRequest {
 export type DueOccurrence = v.InferOutput<typeof DueOccurrenceShape>;
 /** D21: the balances of the bank, cash and card accounts as the schedules will move them (`GET /reports/forecast`). */
 export type Forecast = v.InferOutput<typeof ForecastShape>;
+/** D26: a budget (`GET /budgets/{id}`, and the draft of `GET /budgets/draft` with `id` null). */
+export type Budget = v.InferOutput<typeof BudgetShape>;
+/** D26: what `POST /budgets` and `PUT /budgets/{id}` take. */
+export interface BudgetRequest {
+  name: string;
+  from: string;
+  to: string;
+  lines: { account_id: number; amount_cents: number; per: Budget['lines'][number]['per']; rollover?: boolean }[];
+}
+/** D26: plan and reality (`GET /reports/budget`). */
+export type BudgetReport = v.InferOutput<typeof BudgetReportShape>;
