@@ -30,7 +30,7 @@ export interface Author extends Actor {
   userId: number | null;
 }
 
-type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget';
+type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget' | 'person';
 type Action = 'create' | 'update' | 'delete' | 'restore';
 
 /** Writes one change record; `db` is the transaction the change itself is written in. */
@@ -56,7 +56,7 @@ export const CHANGES_LIMIT_MAX = 500;
 
 /** `GET /changes` query (D15). */
 export const ChangesQuerySchema = v.object({
-  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget'], 'subject must be transaction, account, settings, reconciliation, schedule, attachment or budget')),
+  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget', 'person'], 'subject must be transaction, account, settings, reconciliation, schedule, attachment, budget or person')),
   subject_id: v.optional(positiveIntegerParam('subject_id', INT4_MAX)),
   before: v.optional(positiveIntegerParam('before', Number.MAX_SAFE_INTEGER)),
   limit: v.optional(positiveIntegerParam('limit', CHANGES_LIMIT_MAX)),
