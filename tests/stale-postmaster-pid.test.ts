@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { binaries, clusterUser, embeddedLocation, startCluster } from '../src/db/cluster';
@@ -61,5 +62,66 @@ describe.skipIf(!existsSync('/proc/self/comm'))('a postmaster.pid naming no post
     expect(started).toBe(true);
     expect(Number(readFileSync(pidFile, 'utf8').split('\n')[0])).not.toBe(otherPid);
     await stopEmbedded(dir);
+  });
+
+  it('goes with the socket lock file the killed postmaster left, which names the same pid: the cluster starts (the container flake)', { timeout: 60_000 }, async () => {
+    // A kill -9 of the container leaves both files; in the new container the old pid can be one of
+    // the new Node's threads, alive and signalable, and PostgreSQL then refused the start with
+    // "lock file .s.PGSQL.5432.lock already exists" until the lock went too.
+    const location = embeddedLocation(dir);
+    const cluster = await openEmbedded(dir, 'admin');
+    const pidText = readFileSync(pidFile, 'utf8');
+    const socketLock = location.socketDir ? path.join(location.socketDir, '.s.PGSQL.5432.lock') : undefined;
+    const lockText = socketLock ? readFileSync(socketLock, 'utf8') : undefined;
+    await cluster.release();
+    expect(existsSync(pidFile)).toBe(false);
+    writeFileSync(pidFile, withPid(pidText, otherPid));
+    if (socketLock && lockText) writeFileSync(socketLock, withPid(lockText, otherPid));
+    const started = await startCluster(location, await binaries(), clusterUser());
+    expect(started).toBe(true);
+    expect(Number(readFileSync(pidFile, 'utf8').split('\n')[0])).not.toBe(otherPid);
+    if (socketLock) expect(Number(readFileSync(socketLock, 'utf8').split('\n')[0])).not.toBe(otherPid);
+    await stopEmbedded(dir);
+  });
+
+  it('a socket lock file alone (no postmaster.pid) naming a live process that is no postgres goes too', { timeout: 60_000 }, async () => {
+    const location = embeddedLocation(dir);
+    if (!location.socketDir) return;
+    const socketLock = path.join(location.socketDir, '.s.PGSQL.5432.lock');
+    const cluster = await openEmbedded(dir, 'admin');
+    const lockText = readFileSync(socketLock, 'utf8');
+    await cluster.release();
+    writeFileSync(socketLock, withPid(lockText, otherPid));
+    expect(existsSync(pidFile)).toBe(false);
+    expect(await startCluster(location, await binaries(), clusterUser())).toBe(true);
+    expect(Number(readFileSync(socketLock, 'utf8').split('\n')[0])).not.toBe(otherPid);
+    await stopEmbedded(dir);
+  });
+
+  it('a start PostgreSQL refuses says PostgreSQL\'s FATAL line, not the log\'s last ("database system is shut down")', { timeout: 60_000 }, async () => {
+    // A socket lock naming a live process called postgres is kept by our rule (it may be a
+    // postmaster of ours starting), and PostgreSQL refuses the start: FATAL, then its last
+    // line "database system is shut down", which named no cause.
+    const location = embeddedLocation(dir);
+    if (!location.socketDir) return;
+    const socketLock = path.join(location.socketDir, '.s.PGSQL.5432.lock');
+    const cluster = await openEmbedded(dir, 'admin');
+    const lockText = readFileSync(socketLock, 'utf8');
+    await cluster.release();
+    const fakeDir = mkdtempSync(path.join(tmpdir(), 'ledger-fake-postgres-'));
+    const fake = path.join(fakeDir, 'postgres');
+    copyFileSync(execFileSync('which', ['sleep'], { encoding: 'utf8' }).trim(), fake);
+    chmodSync(fakeDir, 0o755);
+    const impostor = spawn(fake, ['300'], { stdio: 'ignore', uid: user?.uid, gid: user?.gid });
+    try {
+      await new Promise((resolve) => impostor.once('spawn', resolve));
+      writeFileSync(socketLock, withPid(lockText, impostor.pid!));
+      const start = startCluster(location, await binaries(), clusterUser());
+      await expect(start).rejects.toThrow(/did not start: .*FATAL: .*lock file/);
+    } finally {
+      impostor.kill();
+      rmSync(socketLock, { force: true });
+      rmSync(fakeDir, { recursive: true, force: true });
+    }
   });
 });

@@ -226,6 +226,15 @@ function lastLine(text: string): string {
   return text.trim().split('\n').filter(Boolean).at(-1) ?? 'no output';
 }
 
+/**
+ * What a failed start's log says went wrong: PostgreSQL's last FATAL or PANIC line, not the log's
+ * last line, which after a refused start is "database system is shut down" and names no cause.
+ */
+function causeLine(text: string): string {
+  const lines = text.trim().split('\n').filter(Boolean);
+  return lines.findLast((line) => /\b(FATAL|PANIC):/.test(line)) ?? lines.at(-1) ?? 'no output';
+}
+
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -281,7 +290,7 @@ export async function startCluster(location: EmbeddedLocation, bin: Binaries, us
   }
   const tail = readFileSync(logPath).subarray(logStart).toString('utf8').slice(-2000);
   if (/lock file "postmaster\.pid" already exists/.test(tail)) return false;
-  throw new StartupError(`the embedded database in ${dir} did not start: ${exited ? lastLine(tail) : 'not ready after 60 s'}`);
+  throw new StartupError(`the embedded database in ${dir} did not start: ${exited ? causeLine(tail) : 'not ready after 60 s'}`);
 }
 
 /** The server's log, appended to; never through a planted symlink (D14). */
@@ -311,21 +320,57 @@ function readyPostmaster(dir: string): number | undefined {
  * (D23: a `kill -9` of the container, then a new one on the same volume). A pid that is not a
  * `postgres` process names no postmaster of our pid namespace; but a postmaster in another
  * container on the same volume is not one of ours either (issue 36 item 6), so the file goes only
- * when no server answers where it says it listens either. Linux only (/proc); elsewhere
- * PostgreSQL's own check stands.
+ * when no server answers where it says it listens either. The socket's lock file
+ * (`.s.PGSQL.<port>.lock` beside the socket, in the data directory for the embedded default) names
+ * the same killed postmaster and is checked by PostgreSQL the same way, so it goes with it under the
+ * same rule: left behind, it made the new container's start fail now and then ("lock file
+ * .s.PGSQL.5432.lock already exists"), whenever the old pid was one of the new Node's threads.
+ * Linux only (/proc); elsewhere PostgreSQL's own check stands.
  */
 async function removeStalePostmasterPid(dir: string): Promise<void> {
-  const pid = postmasterPid(dir);
-  if (pid === undefined || !existsSync('/proc/self/comm')) return;
-  let command: string | undefined;
-  try {
-    command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    command = undefined;
+  if (!existsSync('/proc/self/comm')) return;
+  const pidFile = path.join(dir, 'postmaster.pid');
+  const lines = readLines(pidFile);
+  if (lines !== undefined) {
+    if (namesPostgres(Number(lines[0]))) return;
+    if (await postmasterAnswers(dir)) return;
+    const socketLock = socketLockOf(dir, lines);
+    rmSync(pidFile, { force: true });
+    if (socketLock) rmSync(socketLock, { force: true });
   }
-  if (command === 'postgres') return;
-  if (await postmasterAnswers(dir)) return;
-  rmSync(path.join(dir, 'postmaster.pid'), { force: true });
+  // A socket lock without postmaster.pid (the postmaster died between writing the two, or an
+  // earlier start removed only postmaster.pid): the same rule, on what the lock file itself says.
+  const socketLock = path.join(dir, `${SOCKET_NAME}.lock`);
+  const lockLines = readLines(socketLock);
+  if (lockLines === undefined || namesPostgres(Number(lockLines[0]))) return;
+  if (await answersSslRequest({ path: path.join(dir, SOCKET_NAME) })) return;
+  rmSync(socketLock, { force: true });
+}
+
+function readLines(file: string): string[] | undefined {
+  try {
+    return readFileSync(file, 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Is `pid` a `postgres` process of our pid namespace (by /proc/<pid>/comm)? */
+function namesPostgres(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return false;
+  }
+}
+
+/** The socket lock file postmaster.pid's lines name (line 4 the port, line 5 the socket directory), if any. */
+function socketLockOf(dir: string, lines: string[]): string | undefined {
+  const port = Number(lines[3]);
+  const socketDir = lines[4]?.trim();
+  if (!socketDir || !Number.isInteger(port) || port <= 0 || port > 65_535) return undefined;
+  return path.resolve(dir, socketDir, `.s.PGSQL.${port}.lock`);
 }
 
 /**
