@@ -233,6 +233,14 @@ export const accounts = pgTable(
 
 export const bookStyle = pgEnum('book_style', ['personal', 'club']);
 
+/** D27: Settings' `sepa`, as PUT /settings checked it. */
+export interface SepaCreditor {
+  creditor_name: string;
+  creditor_iban: string;
+  creditor_bic?: string;
+  creditor_id: string;
+}
+
 /** The single instance-wide settings record: the check pins it to one row, seeded by a migration. */
 export const settings = pgTable(
   'settings',
@@ -246,6 +254,8 @@ export const settings = pgTable(
      * no period is closed. Enforced by triggers (migration 0007), read under an advisory lock.
      */
     closedThrough: date('closed_through', { mode: 'string' }),
+    /** D27: the club's creditor details for SEPA direct debit; null (absent from Settings) until set. */
+    sepa: jsonb('sepa').$type<SepaCreditor>(),
   },
   (t) => [
     check('settings_single_row', sql`${t.id} = 1`),
@@ -747,9 +757,61 @@ export const duesOccurrences = pgTable(
   (t) => [primaryKey({ columns: [t.planId, t.personId, t.occursOn] }), index('dues_occurrences_person_id_idx').on(t.personId)],
 );
 
+/**
+ * D27: a collection by SEPA direct debit: the record of the bank file (pain.008) and of the
+ * transactions that moved what each person owed to "Direct debits in transit". Deleting it deletes
+ * those transactions (D20's locks apply) and the people owe again.
+ */
+export const directDebits = pgTable(
+  'direct_debits',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    collectOn: date('collect_on', { mode: 'string' }).notNull(),
+    /** The pain.008 message id (GrpHdr/MsgId), at most 35 characters, unique: the bank refuses a file it has seen. */
+    messageId: text('message_id').notNull(),
+    createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('direct_debits_message_id_unique').on(t.messageId), check('direct_debits_message_id', sql`char_length(${t.messageId}) <= 35`)],
+);
+
+/**
+ * D27: one person collected: the transaction, and what the bank file says of them as it was at
+ * collection (the debtor's name, IBAN and mandate in the EPC's characters, the remittance text),
+ * so the file stays the one the bank was given. `forget` clears the IBAN and mandate here too.
+ */
+export const directDebitItems = pgTable(
+  'direct_debit_items',
+  {
+    directDebitId: integer('direct_debit_id')
+      .notNull()
+      .references(() => directDebits.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    personId: integer('person_id')
+      .notNull()
+      .references(() => people.id),
+    transactionId: integer('transaction_id').notNull(),
+    amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
+    endToEndId: text('end_to_end_id').notNull(),
+    debtorName: text('debtor_name').notNull(),
+    debtorIban: text('debtor_iban'),
+    mandateId: text('mandate_id'),
+    mandateSignedOn: date('mandate_signed_on', { mode: 'string' }),
+    remittance: text('remittance').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.directDebitId, t.position] }),
+    unique('direct_debit_items_person_once').on(t.directDebitId, t.personId),
+    index('direct_debit_items_person_id_idx').on(t.personId),
+    index('direct_debit_items_transaction_id_idx').on(t.transactionId),
+    check('direct_debit_items_amount', sql`${t.amountCents} > 0`),
+  ],
+);
+
 export type User = typeof users.$inferSelect;
 export type Person = typeof people.$inferSelect;
 export type DuesPlan = typeof duesPlans.$inferSelect;
+export type DirectDebit = typeof directDebits.$inferSelect;
 export type Account = typeof accounts.$inferSelect;
 export type AccountKind = (typeof accountKind.enumValues)[number];
 export type BookStyle = (typeof bookStyle.enumValues)[number];
