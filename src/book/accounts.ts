@@ -1,7 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import type { Db } from '../db/database';
-import { accountKind, accounts, budgetLines, budgets, entries } from '../db/schema';
+import { accountKind, accounts, budgetLines, budgets, duesPlans, entries, people } from '../db/schema';
 import { conflict, notFound, Refusal } from '../errors';
 import { requiredText } from '../text';
 import { requestSchema } from '../shapes';
@@ -81,11 +81,31 @@ async function refuseWhenBudgeted(tx: Db, id: number): Promise<void> {
   if (budget) throw new Refusal('conflict', `the account is in the budget ${budget.name}`, undefined, undefined, { budget_id: budget.id });
 }
 
+/**
+ * D27: a person's account is in use (renamed and deleted only with the person), and so is a dues
+ * plan's income account (its kind and its existence): 409 naming the person or the plan. Called
+ * under the account's row lock; a person's writer locks the person's row before its account's.
+ */
+async function refuseWhenPersonOrPlan(tx: Db, id: number, change: { rename: boolean; rekind: boolean; remove: boolean }): Promise<void> {
+  const [person] = await tx.select({ name: people.name }).from(people).where(eq(people.accountId, id)).limit(1);
+  if (person && (change.rename || change.rekind || change.remove)) {
+    throw conflict(`the account is the person ${person.name}'s own; change or delete the person instead`);
+  }
+  if (!change.rekind && !change.remove) return;
+  const [plan] = await tx.select({ name: duesPlans.name }).from(duesPlans).where(eq(duesPlans.incomeAccountId, id)).orderBy(asc(duesPlans.id)).limit(1);
+  if (plan) throw conflict(`the account is the income account of the dues plan ${plan.name}`);
+}
+
 /** Renames an account or fixes its kind (D15), with its change record. */
 export async function updateAccount(db: Db, id: number, patch: AccountPatch, actor: Actor): Promise<AccountView> {
   return db.transaction(async (tx) => {
     const before = await lockedAccount(tx, id);
     if (patch.kind === 'asset' || patch.kind === 'liability' || patch.kind === 'equity') await refuseWhenBudgeted(tx, id);
+    await refuseWhenPersonOrPlan(tx, id, {
+      rename: patch.name !== undefined && patch.name !== before.name,
+      rekind: patch.kind !== undefined && patch.kind !== before.kind,
+      remove: false,
+    });
     const [after] = await tx.update(accounts).set(patch).where(eq(accounts.id, id)).returning(accountColumns);
     await recordChange(tx, actor, { subject: 'account', subjectId: id, action: 'update', before, after });
     return after!;
@@ -103,6 +123,7 @@ export async function deleteAccount(db: Db, id: number, actor: Actor): Promise<v
     await holdOffCompaction(tx);
     const before = await lockedAccount(tx, id);
     const [used] = await tx.select({ id: entries.id }).from(entries).where(eq(entries.accountId, id)).limit(1);
+    await refuseWhenPersonOrPlan(tx, id, { rename: false, rekind: false, remove: true });
     if (used) throw conflict('the account has entries');
     await refuseWhenBudgeted(tx, id);
     await tx.delete(accounts).where(eq(accounts.id, id));

@@ -221,6 +221,59 @@ export const BudgetReport = responseSchema('BudgetReport', v.strictObject({
   totals: v.strictObject({ income: planAndActual, expense: planAndActual, result: v.pipe(planAndActual, v.description('income − expense')) }),
 }));
 
+// D27: people (members in a club), their statements and who owes.
+export const Person = responseSchema('Person', v.strictObject({
+  id: int,
+  name: v.string(),
+  email: v.nullable(v.string()),
+  iban: v.pipe(v.nullable(v.string()), v.description('without spaces, in capitals')),
+  member_no: v.nullable(v.string()),
+  joined_on: v.nullable(date),
+  left_on: v.nullable(date),
+  mandate: v.nullable(v.strictObject({ id: v.string(), signed_on: date })),
+  dues_plan_id: v.nullable(int),
+  note: v.nullable(v.string()),
+  account_id: v.pipe(int, v.description('the person\'s own asset account, named as the person')),
+  balance_cents: v.pipe(cents, v.description('the account\'s balance, natural sign: above zero the person owes the book, below zero the book owes the person')),
+}));
+/** A person as a change record holds it (D27): never email, IBAN, mandate or note. */
+export const PersonRecord = responseSchema('PersonRecord', v.strictObject({
+  id: int,
+  name: v.string(),
+  member_no: v.nullable(v.string()),
+  dues_plan_id: v.nullable(int),
+  joined_on: v.nullable(date),
+  left_on: v.nullable(date),
+}));
+export const PeopleCreated = responseSchema('PeopleCreated', v.strictObject({ created: v.pipe(v.array(int), v.description('in the order sent')) }));
+export const PersonStatement = responseSchema('PersonStatement', v.strictObject({
+  person_id: int,
+  name: v.string(),
+  from: date,
+  to: date,
+  opening_cents: cents,
+  lines: v.pipe(
+    v.array(v.strictObject({ transaction_id: int, occurred_on: date, description: v.string(), amount_cents: cents, balance_cents: cents })),
+    v.description('oldest first; natural sign: a charge positive, a payment negative'),
+  ),
+  closing_cents: cents,
+}));
+export const WhoOwes = responseSchema('WhoOwes', v.strictObject({
+  as_of: date,
+  people: v.pipe(
+    v.array(v.strictObject({
+      id: int,
+      name: v.string(),
+      balance_cents: cents,
+      overdue_cents: v.pipe(cents, v.description('the balance when above zero, else 0')),
+      overdue_since: v.pipe(v.nullable(date), v.description('the date of the oldest charge not settled by as_of (payments settle the oldest charges first); null when the balance is ≤ 0')),
+    })),
+    v.description('every person whose balance as of as_of is not zero, by name'),
+  ),
+  owed_to_book_cents: v.pipe(cents, v.description('the sum of the balances above zero')),
+  owed_by_book_cents: v.pipe(cents, v.description('minus the sum of the balances below zero')),
+}));
+
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
   id: int,
@@ -235,8 +288,8 @@ export const Change = responseSchema('Change', v.strictObject({
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
   schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
-  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget])),
-  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget])),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord])),
   // Issue 37 item 6: read beside the record (never stored in it), so History can tell the step.
   statement_line: v.pipe(
     v.optional(v.strictObject({ account_id: int, account_name: v.string(), occurred_on: date, linked: v.boolean() })),

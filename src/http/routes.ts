@@ -11,6 +11,7 @@ import { importRoutes, importRuleRoutes } from './imports';
 import { mcpRoutes } from './mcp';
 import { oauthRoutes } from './oauth';
 import { passkeyRoutes } from './passkeys';
+import { peopleReportRoute, peopleRoutes } from './people';
 import { accountReconciliationRoutes, reconciliationRoutes } from './reconciliations';
 import { reportRoutes } from './reports';
 import type { Route } from './route';
@@ -37,12 +38,13 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/settings', settingsRoutes],
   ['/transactions', [...transactionRoutes, ...transactionAttachmentRoutes]],
   ['/attachments', attachmentRoutes],
-  ['/reports', [...reportRoutes, budgetReportRoute]],
+  ['/reports', [...reportRoutes, budgetReportRoute, peopleReportRoute]],
   ['/export', exportRoutes],
   ['/changes', changeRoutes],
   ['/imports', importRoutes],
   ['/import-rules', importRuleRoutes],
   ['/schedules', scheduleRoutes],
   ['/budgets', budgetRoutes],
+  ['/people', peopleRoutes],
   ['/mcp', mcpRoutes],
 ];
