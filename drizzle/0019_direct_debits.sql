@@ -20,6 +20,7 @@ CREATE TABLE "direct_debits" (
 	"id" integer PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "direct_debits_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 2147483647 START WITH 1 CACHE 1),
 	"collect_on" date NOT NULL,
 	"message_id" text NOT NULL,
+	"skipped" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"created_by" integer,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "direct_debits_message_id" CHECK (char_length("direct_debits"."message_id") <= 35)

@@ -769,6 +769,8 @@ export const directDebits = pgTable(
     collectOn: date('collect_on', { mode: 'string' }).notNull(),
     /** The pain.008 message id (GrpHdr/MsgId), at most 35 characters, unique: the bank refuses a file it has seen. */
     messageId: text('message_id').notNull(),
+    /** Who was left out and why, as the collection answered it: `[{person_id, reason}]`. */
+    skipped: jsonb('skipped').$type<{ person_id: number; reason: 'no_iban' | 'no_mandate' | 'mandate_after_collect_on' }[]>().notNull().default([]),
     createdBy: integer('created_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
