@@ -46,13 +46,16 @@ function fault(read: () => unknown): string {
 /** `content` up to (not including) the first `marker`: a file cut short. */
 const cut = (content: string, marker: string) => content.slice(0, content.indexOf(marker));
 
-const line = (n: number, occurred_on: string, description: string, amount_cents: number, reference: string | null = null): StatementLine => ({
+/** `party`: D27's counterparty the line names (camt's other party's IBAN and name, OFX NAME). */
+const line = (n: number, occurred_on: string, description: string, amount_cents: number, reference: string | null = null, party: Pick<StatementLine, 'counterparty_iban' | 'counterparty_name'> = {}): StatementLine => ({
   line: n,
   occurred_on,
   description,
   amount_cents,
   reference,
+  ...party,
 });
+const named = (counterparty_name: string) => ({ counterparty_name });
 
 describe('D16 statement formats and csv options', () => {
   it('the formats are csv, ofx and camt053; descriptions join payee and memo with an em dash', () => {
@@ -478,10 +481,10 @@ describe('D16 OFX statements', () => {
   it('OFX 1.x SGML: unclosed leaf tags, date-times with zones, an empty MEMO, &amp;, NAME and MEMO joined (once when equal)', () => {
     expect(parseStatement('ofx', fixture('ofx-1-sgml.ofx'))).toEqual({
       lines: [
-        line(1, '2026-03-02', 'CORNER BAKERY — POS PURCHASE CARD 0000', -1230, '2026030200001'),
-        line(2, '2026-03-05', 'SMITH & SONS HARDWARE — REFUND INV 5521', 25000, '2026030500002'),
-        line(3, '2026-03-09', 'RIVERSIDE SPORTS HALL', -123456, '2026030900003'),
-        line(4, '2026-03-31', 'MONTHLY SERVICE FEE', -500, '2026033100004'),
+        line(1, '2026-03-02', 'CORNER BAKERY — POS PURCHASE CARD 0000', -1230, '2026030200001', named('CORNER BAKERY')),
+        line(2, '2026-03-05', 'SMITH & SONS HARDWARE — REFUND INV 5521', 25000, '2026030500002', named('SMITH & SONS HARDWARE')),
+        line(3, '2026-03-09', 'RIVERSIDE SPORTS HALL', -123456, '2026030900003', named('RIVERSIDE SPORTS HALL')),
+        line(4, '2026-03-31', 'MONTHLY SERVICE FEE', -500, '2026033100004', named('MONTHLY SERVICE FEE')),
       ],
       errors: [],
       balances: { opening: null, closing: { on: '2026-03-31', amount_cents: 100314 } },
@@ -491,9 +494,9 @@ describe('D16 OFX statements', () => {
   it('OFX 2.x XML credit card statement: PAYEE/NAME, character references, a comment', () => {
     expect(parseStatement('ofx', fixture('ofx-2-xml.ofx'))).toEqual({
       lines: [
-        line(1, '2026-02-03', 'Sportshop Beispiel — Trikots Jugend & Bälle', -8990, 'CC-2026-02-0001'),
-        line(2, '2026-02-10', 'Example Air — Erstattung Gepäck', 1500, 'CC-2026-02-0002'),
-        line(3, '2026-02-27', 'Café Zentral ☕', -450, 'CC-2026-02-0003'),
+        line(1, '2026-02-03', 'Sportshop Beispiel — Trikots Jugend & Bälle', -8990, 'CC-2026-02-0001', named('Sportshop Beispiel')),
+        line(2, '2026-02-10', 'Example Air — Erstattung Gepäck', 1500, 'CC-2026-02-0002', named('Example Air')),
+        line(3, '2026-02-27', 'Café Zentral ☕', -450, 'CC-2026-02-0003', named('Café Zentral ☕')),
       ],
       errors: [],
       balances: { opening: null, closing: { on: '2026-02-28', amount_cents: -7940 } },
@@ -503,9 +506,9 @@ describe('D16 OFX statements', () => {
   it('QFX: Intuit sign-on fields, CRLF, many tags on one line', () => {
     expect(parseStatement('ofx', fixture('qfx-quicken.qfx'))).toEqual({
       lines: [
-        line(1, '2026-03-31', 'DIVIDEND EARNED — DIVIDEND EARNED FOR PERIOD', 107, 'QFX-0001'),
-        line(2, '2026-03-15', 'TRANSFER TO CHECKING — ONLINE TRANSFER REF 0000', -20000, 'QFX-0002'),
-        line(3, '2026-03-02', 'DEPOSIT — BRANCH DEPOSIT', 50000, 'QFX-0003'),
+        line(1, '2026-03-31', 'DIVIDEND EARNED — DIVIDEND EARNED FOR PERIOD', 107, 'QFX-0001', named('DIVIDEND EARNED')),
+        line(2, '2026-03-15', 'TRANSFER TO CHECKING — ONLINE TRANSFER REF 0000', -20000, 'QFX-0002', named('TRANSFER TO CHECKING')),
+        line(3, '2026-03-02', 'DEPOSIT — BRANCH DEPOSIT', 50000, 'QFX-0003', named('DEPOSIT')),
       ],
       errors: [],
       balances: { opening: null, closing: { on: '2026-03-31', amount_cents: 230107 } },
@@ -521,7 +524,7 @@ describe('D16 OFX statements', () => {
       ),
     );
     expect(read).toEqual({
-      lines: [line(1, '2026-01-02', 'AT&T WIRELESS — Bill #7', -100, 'A1'), line(2, '2026-01-03', 'No name', -200, 'A2')],
+      lines: [line(1, '2026-01-02', 'AT&T WIRELESS — Bill #7', -100, 'A1', named('AT&T WIRELESS')), line(2, '2026-01-03', 'No name', -200, 'A2')],
       errors: [],
     });
   });
@@ -543,7 +546,7 @@ describe('D16 OFX statements', () => {
       ),
     );
     expect(read).toEqual({
-      lines: [line(7, '2026-01-01', 'No FITID', 100, null)],
+      lines: [line(7, '2026-01-01', 'No FITID', 100, null, named('No FITID'))],
       errors: [
         { line: 1, error: 'STMTTRN 1: DTPOSTED "20260230" is not a date YYYYMMDD' },
         { line: 2, error: 'STMTTRN 2: DTPOSTED is missing' },
@@ -612,10 +615,10 @@ describe('D16 camt.053 statements', () => {
   it('camt.053.001.02: DBIT and CRDT, two Ustrd lines, AddtlNtryInf alone, NtryRef without AcctSvcrRef, a repeated entry', () => {
     expect(parseStatement('camt053', fixture('camt053-001-02.xml'))).toEqual({
       lines: [
-        line(1, '2026-03-02', 'Stadtwerke Musterstadt GmbH — Abschlag Strom März 2026 Vertragskonto 0000 1234', -123456, '2026030200001'),
-        line(2, '2026-03-03', 'Müller & Söhne GbR — Mitgliedsbeitrag 2026 – Familie Müller', 12000, '2026030300002'),
+        line(1, '2026-03-02', 'Stadtwerke Musterstadt GmbH — Abschlag Strom März 2026 Vertragskonto 0000 1234', -123456, '2026030200001', named('Stadtwerke Musterstadt GmbH')),
+        line(2, '2026-03-03', 'Müller & Söhne GbR — Mitgliedsbeitrag 2026 – Familie Müller', 12000, '2026030300002', named('Müller & Söhne GbR')),
         line(3, '2026-03-31', 'Kontoführungsentgelt März 2026', -790, 'N-0003'),
-        line(4, '2026-03-03', 'Müller & Söhne GbR — Mitgliedsbeitrag 2026 – Familie Müller', 12000, '2026030300002'),
+        line(4, '2026-03-03', 'Müller & Söhne GbR — Mitgliedsbeitrag 2026 – Familie Müller', 12000, '2026030300002', named('Müller & Söhne GbR')),
       ],
       errors: [],
       balances: { opening: { on: '2026-02-28', amount_cents: 250000 }, closing: null },
@@ -625,9 +628,10 @@ describe('D16 camt.053 statements', () => {
   it('camt.053.001.08: Pty/Nm parties, a DtTm booking date, ValDt when no BookgDt, a batch of two transactions', () => {
     expect(parseStatement('camt053', fixture('camt053-001-08.xml'))).toEqual({
       lines: [
-        line(1, '2026-04-01', 'Alex Beispiel — Mitgliedsbeitrag April', 2500, 'A-0001'),
-        line(2, '2026-04-02', 'Sporthalle Musterstadt GmbH — Hallenmiete April 2026 Rechnung 2026-0417', -150000, 'A-0002'),
+        line(1, '2026-04-01', 'Alex Beispiel — Mitgliedsbeitrag April', 2500, 'A-0001', { counterparty_iban: 'DE00000000000000000011', counterparty_name: 'Alex Beispiel' }),
+        line(2, '2026-04-02', 'Sporthalle Musterstadt GmbH — Hallenmiete April 2026 Rechnung 2026-0417', -150000, 'A-0002', named('Sporthalle Musterstadt GmbH')),
         line(3, '2026-04-30', 'Entgelt Kontoführung', -350, 'N-0003'),
+        // A batch of two payers names no counterparty (D27): it is no one person's payment.
         line(4, '2026-04-15', 'Sam Example — Beitrag Q2; Kim Example — Beitrag Q2', 6000, 'A-0004'),
       ],
       errors: [],

@@ -75,9 +75,9 @@ describeEachDatabase('bank statements in (D16)', (h) => {
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({
       lines: [
-        { line: 2, occurred_on: '2026-03-02', description: 'SPORTS HALL rent March', amount_cents: -12000, counter_account_id: ids['Venue hire'], rule_id: rules[0].id, duplicate_of: null, match_of: null, reconciled_period: false },
-        { line: 3, occurred_on: '2026-03-03', description: 'Membership fee Sam', amount_cents: 3000, counter_account_id: ids['Dues'], rule_id: rules[1].id, duplicate_of: null, match_of: null, reconciled_period: false },
-        { line: 4, occurred_on: '2026-03-04', description: 'Coffee', amount_cents: -250, counter_account_id: ids['Suspense'], rule_id: null, duplicate_of: null, match_of: null, reconciled_period: false },
+        { line: 2, occurred_on: '2026-03-02', description: 'SPORTS HALL rent March', amount_cents: -12000, counter_account_id: ids['Venue hire'], rule_id: rules[0].id, person_id: null, person_match: null, duplicate_of: null, match_of: null, reconciled_period: false },
+        { line: 3, occurred_on: '2026-03-03', description: 'Membership fee Sam', amount_cents: 3000, counter_account_id: ids['Dues'], rule_id: rules[1].id, person_id: null, person_match: null, duplicate_of: null, match_of: null, reconciled_period: false },
+        { line: 4, occurred_on: '2026-03-04', description: 'Coffee', amount_cents: -250, counter_account_id: ids['Suspense'], rule_id: null, person_id: null, person_match: null, duplicate_of: null, match_of: null, reconciled_period: false },
       ],
       errors: [],
       date_format: 'YYYY-MM-DD',

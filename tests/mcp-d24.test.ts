@@ -79,12 +79,12 @@ const NEW_TOOLS: Record<string, { properties: string[]; required: string[]; read
   post_due: { properties: ['schedule_id', 'occurs_on'], required: ['schedule_id', 'occurs_on'], readOnly: false },
   list_attachments: { properties: ['transaction_id'], required: ['transaction_id'], readOnly: true },
   preview_statement: {
-    properties: ['account_id', 'format', 'content', 'unmatched_account_id', 'csv', 'match_days'],
+    properties: ['account_id', 'format', 'content', 'unmatched_account_id', 'csv', 'match_days', 'counter_accounts'],
     required: ['account_id', 'format', 'content', 'unmatched_account_id'],
     readOnly: true,
   },
   import_statement: {
-    properties: ['account_id', 'format', 'content', 'unmatched_account_id', 'csv', 'match_days', 'matches'],
+    properties: ['account_id', 'format', 'content', 'unmatched_account_id', 'csv', 'match_days', 'counter_accounts', 'matches'],
     required: ['account_id', 'format', 'content', 'unmatched_account_id'],
     readOnly: false,
   },

@@ -323,7 +323,9 @@ export const ImportPreview = responseSchema('ImportPreview', v.strictObject({
     description: v.string(),
     amount_cents: v.pipe(cents, v.description('money into the statement account positive')),
     counter_account_id: int,
-    rule_id: v.pipe(v.nullable(int), v.description('the rule that chose the counter account; null: unmatched_account_id')),
+    rule_id: v.pipe(v.nullable(int), v.description('the rule that chose the counter account; null: a person, counter_accounts or unmatched_account_id chose it')),
+    person_id: v.pipe(v.nullable(int), v.description("D27: the person the line is recognised as, whose account is the counter account; null: no one (or counter_accounts chose the account)")),
+    person_match: v.pipe(v.nullable(v.picklist(['iban', 'reference', 'name'])), v.description("D27: how: the counterparty's IBAN, the person's member number or mandate id in the text, or the counterparty's name; null with person_id")),
     duplicate_of: v.pipe(v.nullable(int), v.description('the transaction this line was imported as (or matches) before; null: new')),
     match_of: v.pipe(
       v.nullable(int),

@@ -12,6 +12,7 @@ import type { ImportPreview, ImportResult, Transaction } from '../views';
 import { CsvOptionsSchema, parseStatement, STATEMENT_FORMATS, type StatementFormat, type StatementLine } from './index';
 import { DATE_FORMAT_AUTO, type DateFormat } from './date-formats';
 import { collapseWhitespace, type StatedBalance, type StatementBalances } from './statement';
+import { loadPeopleMatcher, matchPerson } from './people-match';
 import { foldCase, listImportRules, matchRule } from './rules';
 
 // D16: a bank statement booked against the book. Each line of amount A becomes a two-entry
@@ -32,6 +33,7 @@ export const MATCH_DAYS_MAX = 10;
 const MATCH_DAYS_DEFAULT = 3;
 const MATCH_DAYS_MESSAGE = `match_days must be a whole number from 0 to ${MATCH_DAYS_MAX}`;
 const MATCHES_MESSAGE = 'matches must be a list of {line, transaction_id}';
+const COUNTER_ACCOUNTS_MESSAGE = 'counter_accounts must be a list of {line, account_id}';
 const positive = (message: string) => v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(INT4_MAX, message));
 
 const statementEntries = {
@@ -49,6 +51,12 @@ const statementEntries = {
       v.description('how many days a transaction typed by hand may lie from a line to be its match_of (default 3)'),
     ),
     MATCH_DAYS_DEFAULT,
+  ),
+  counter_accounts: v.optional(
+    v.pipe(
+      v.array(v.strictObject({ line: positive(COUNTER_ACCOUNTS_MESSAGE), account_id: positive(COUNTER_ACCOUNTS_MESSAGE) }, COUNTER_ACCOUNTS_MESSAGE), COUNTER_ACCOUNTS_MESSAGE),
+      v.description("lines booked against the account chosen here instead of the person matched (D27), the rule's or unmatched_account_id"),
+    ),
   ),
 };
 const WHAT = 'the request body must be a JSON object with account_id, format, content and unmatched_account_id';
@@ -110,10 +118,16 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
   const parsed = parseStatement(request.format, request.content, request.csv);
   const errors: LineError[] = [...parsed.errors];
   const rules = await listImportRules(db);
+  const people = await loadPeopleMatcher(db, request.account_id);
+  const chosen = await chosenAccounts(db, request, parsed.lines, errors);
   const seen = new Map<string, number>();
   const lines: Plan['lines'] = [];
   for (const line of parsed.lines) {
-    const rule = matchRule(rules, line.description);
+    if (chosen.faulty.has(line.line)) continue;
+    // D27: the treasurer's choice first, then the person the payment is recognised as, then the rules.
+    const choice = chosen.accounts.get(line.line);
+    const person = choice === undefined ? matchPerson(people, line) : null;
+    const rule = choice === undefined && person === null ? matchRule(rules, line.description) : undefined;
     const fault = lineFault(line, seen, request.account_id, rule?.account_id);
     if (fault) {
       errors.push({ line: line.line, error: fault });
@@ -124,8 +138,10 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
       occurred_on: line.occurred_on,
       description: line.description,
       amount_cents: line.amount_cents,
-      counter_account_id: rule?.account_id ?? request.unmatched_account_id,
+      counter_account_id: choice ?? person?.account_id ?? rule?.account_id ?? request.unmatched_account_id,
       rule_id: rule?.id ?? null,
+      person_id: person?.person_id ?? null,
+      person_match: person?.person_match ?? null,
       duplicate_of: null,
       match_of: null,
       reconciled_period: false,
@@ -140,6 +156,42 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
     dateFormat: parsed.date_format ?? (named === undefined || named === DATE_FORMAT_AUTO ? null : named),
     balances: parsed.balances ?? { opening: null, closing: null },
   };
+}
+
+/**
+ * D27 "the treasurer can change it": the counter account chosen for each line named in
+ * `counter_accounts`, checked in one query. A pair that names no line of the statement, a line
+ * twice, no account, or the statement's own account is the line's error (added to `errors`); a
+ * line with such an error is `faulty` and left out, as any line at fault.
+ */
+async function chosenAccounts(
+  db: Db,
+  request: ImportPreviewRequest,
+  lines: readonly StatementLine[],
+  errors: LineError[],
+): Promise<{ accounts: Map<number, number>; faulty: Set<number> }> {
+  const accounts = new Map<number, number>();
+  const faulty = new Set<number>();
+  const pairs = request.counter_accounts ?? [];
+  if (pairs.length === 0) return { accounts, faulty };
+  const numbers = new Set(lines.map((l) => l.line));
+  // A line the reader could not read already says why; its pair adds nothing.
+  const unread = new Set(errors.map((e) => e.line));
+  const known = await accountsNamed(db, [...new Set(pairs.map((p) => p.account_id))]);
+  const fault = (n: number, error: string) => {
+    errors.push({ line: n, error: `line ${n}: ${error}` });
+    faulty.add(n);
+  };
+  for (const { line: n, account_id: id } of pairs) {
+    if (unread.has(n)) continue;
+    if (accounts.has(n) || faulty.has(n)) fault(n, 'counter_accounts names this line twice');
+    else if (!numbers.has(n)) errors.push({ line: n, error: `line ${n}: counter_accounts names no line ${n} of the statement` });
+    else if (!known.has(id)) fault(n, `counter_accounts: no such account ${id}`);
+    else if (id === request.account_id) fault(n, "counter_accounts books it against the statement's own account");
+    else accounts.set(n, id);
+  }
+  for (const n of faulty) accounts.delete(n);
+  return { accounts, faulty };
 }
 
 /** Why a parsed line cannot be booked, if it cannot. */

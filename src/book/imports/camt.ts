@@ -1,7 +1,7 @@
 import { invalid } from '../../errors';
 import { parsePlainAmount } from './amounts';
 import { parseIsoDate } from './dates';
-import { cleanDescription, collectLine, joinTexts, LineFault, lineFault, shown, type ParsedStatement, type StatedBalance } from './statement';
+import { cleanDescription, collectLine, counterparty, joinTexts, LineFault, lineFault, shown, type ParsedStatement, type StatedBalance } from './statement';
 import { at, checkWellFormed, child, children, parseXml, refuseDeclarations, textOf, type XmlValue } from './xml';
 
 // D16: an ISO 20022 camt.053 statement (BankToCustomerStatement), any version banks send: 001.02 to
@@ -98,7 +98,28 @@ function readEntry(entry: XmlValue) {
     amount_cents: direction === 'CRDT' || amount === 0 ? amount : -amount,
     description: cleanDescription(describe(entry, direction), 'the description is empty: there is no party name, Ustrd or AddtlNtryInf'),
     reference: field('AcctSvcrRef') || field('NtryRef') || null,
+    ...counterpartyOf(entry, direction),
   };
+}
+
+/**
+ * D27 payments in: the other party of an entry (the debtor for money in, the creditor for money
+ * out, as describe() reads it): RltdPties DbtrAcct/CdtrAcct Id/IBAN and Dbtr/Cdtr Nm (Pty/Nm from
+ * 001.08). A batch entry whose transactions name different parties names none: it is no one
+ * person's payment.
+ */
+function counterpartyOf(entry: XmlValue, direction: 'CRDT' | 'DBIT') {
+  const party = direction === 'CRDT' ? 'Dbtr' : 'Cdtr';
+  const parties = children(entry, 'NtryDtls').flatMap((details) => children(details, 'TxDtls')).map((tx) => {
+    const related = at(tx, 'RltdPties');
+    const named = child(related, party);
+    return counterparty(textOf(at(related, `${party}Acct`, 'Id', 'IBAN')), textOf(child(named, 'Nm')) ?? textOf(at(named, 'Pty', 'Nm')));
+  });
+  const agreed = (values: (string | undefined)[]) => {
+    const given = new Set(values.filter((value) => value !== undefined));
+    return given.size === 1 ? [...given][0] : undefined;
+  };
+  return counterparty(agreed(parties.map((p) => p.counterparty_iban)), agreed(parties.map((p) => p.counterparty_name)));
 }
 
 /** BookgDt (Dt or DtTm), else ValDt: the date part, as the bank wrote it. */

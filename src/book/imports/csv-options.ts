@@ -41,7 +41,8 @@ const objectMessage = (issue: v.StrictObjectIssue) => {
 /**
  * D16 `csv`: date_column, description_column (one column, or several joined with " "),
  * amount_column | (debit_column and credit_column), date_format? (default auto), decimal,
- * balance_column?, delimiter? (detected when absent), header? (default true), skip_rows? (default
+ * balance_column?, iban_column? and name_column? (D27: the other party, to match a
+ * person), delimiter? (detected when absent), header? (default true), skip_rows? (default
  * 0: the lines before the header, or before the first row without one).
  */
 export const CsvOptionsSchema = v.pipe(
@@ -79,6 +80,8 @@ export const CsvOptionsSchema = v.pipe(
         ),
       ),
       balance_column: v.optional(v.pipe(column('balance_column'), v.description("the balance after each line, in the bank's sign (D16 statement balances)"))),
+      iban_column: v.optional(v.pipe(column('iban_column'), v.description("the other party's IBAN, by which a payment is matched to a person (D27)"))),
+      name_column: v.optional(v.pipe(column('name_column'), v.description("the other party's name (\"Auftraggeber/Empfänger\"), by which a payment is matched to a person (D27)"))),
       header: v.optional(v.boolean('csv.header must be true or false'), true),
       skip_rows: v.optional(
         v.pipe(

@@ -3,7 +3,7 @@ import { parseAmount, type DecimalMark } from './amounts';
 import type { CsvColumn, CsvOptions } from './csv-options';
 import { csvRows, type CsvRow } from './csv-rows';
 import { chooseDateFormat, DATE_FORMAT_AUTO, parseDate, type DateFormat } from './dates';
-import { cleanDescription, collectLine, LineFault, lineFault, shown, type ParsedStatement, type StatementBalances, type StatementLine } from './statement';
+import { cleanDescription, collectLine, counterparty, LineFault, lineFault, shown, type ParsedStatement, type StatementBalances, type StatementLine } from './statement';
 
 // D16: a CSV statement, laid out as its `csv` options say. `line` is the physical line of the file
 // where a row starts (a quoted field may run over several lines), the skipped preamble and the
@@ -21,6 +21,9 @@ interface Columns {
   description: Column[];
   amount: { amount: Column } | { debit: Column; credit: Column };
   balance?: Column;
+  /** D27: the other party's IBAN and name. */
+  iban?: Column;
+  name?: Column;
 }
 
 export function parseCsv(text: string, options: CsvOptions): ParsedStatement {
@@ -66,11 +69,12 @@ function readRow(row: CsvRow, columns: Columns, needed: readonly Column[], forma
       : splitAmount(cell(columns.amount.debit), cell(columns.amount.credit), decimal),
     reference: null,
   };
+  const party = counterparty(columns.iban && cell(columns.iban), columns.name && cell(columns.name));
   // A line without a balance (some banks leave it empty on pending lines) states none.
   const balance = columns.balance && cell(columns.balance).trim();
-  if (!balance) return line;
+  if (!balance) return { ...line, ...party };
   try {
-    return { ...line, balance_cents: parseAmount(balance, decimal) };
+    return { ...line, ...party, balance_cents: parseAmount(balance, decimal) };
   } catch (error) {
     throw error instanceof LineFault ? lineFault(`the balance: ${error.message}`) : error;
   }
@@ -183,6 +187,8 @@ function findColumns(options: CsvOptions, resolve: Resolve): Columns {
       ? { amount: resolve(options.amount_column, 'amount_column') }
       : { debit: resolve(options.debit_column!, 'debit_column'), credit: resolve(options.credit_column!, 'credit_column') },
     ...(options.balance_column !== undefined && { balance: resolve(options.balance_column, 'balance_column') }),
+    ...(options.iban_column !== undefined && { iban: resolve(options.iban_column, 'iban_column') }),
+    ...(options.name_column !== undefined && { name: resolve(options.name_column, 'name_column') }),
   };
 }
 
@@ -191,6 +197,8 @@ const columnsOf = (columns: Columns): Column[] => [
   ...columns.description,
   ...Object.values(columns.amount),
   ...(columns.balance ? [columns.balance] : []),
+  ...(columns.iban ? [columns.iban] : []),
+  ...(columns.name ? [columns.name] : []),
 ];
 
 /** Without a header, columns are 0-based indexes only. */

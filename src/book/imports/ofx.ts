@@ -2,7 +2,7 @@ import { invalid } from '../../errors';
 import { parsePlainAmount } from './amounts';
 import { parseOfxDate } from './dates';
 import { ofxToXml } from './ofx-sgml';
-import { cleanDescription, collectLine, joinTexts, lineAt, LineFault, lineFault, type ParsedStatement, type StatedBalance } from './statement';
+import { cleanDescription, collectLine, counterparty, joinTexts, lineAt, LineFault, lineFault, type ParsedStatement, type StatedBalance } from './statement';
 import { at, child, children, parseXml, refuseDeclarations, textOf, type XmlValue } from './xml';
 
 // D16: an OFX statement, 1.x (SGML, after its `OFXHEADER:100` header lines) or 2.x (XML, after
@@ -96,5 +96,7 @@ function readTransaction(transaction: XmlValue) {
     amount_cents: parsePlainAmount('TRNAMT', field('TRNAMT'), true),
     description: cleanDescription(joinTexts([field('NAME') || field('PAYEE', 'NAME'), field('MEMO')]), 'the description is empty: there is no NAME or MEMO'),
     reference: field('FITID') || null,
+    // D27: OFX names the other party (NAME, or PAYEE/NAME) but gives no IBAN.
+    ...counterparty(undefined, field('NAME') || field('PAYEE', 'NAME')),
   };
 }

@@ -21,6 +21,26 @@ export interface StatementLine {
   reference: string | null;
   /** CSV with `balance_column`: the account's balance after this line, as the bank states it. */
   balance_cents?: number;
+  /**
+   * D27 payments in: the other party's account (camt RltdPties DbtrAcct for money in, CdtrAcct
+   * for money out; CSV `iban_column`), without spaces in capitals; absent when the file names none.
+   */
+  counterparty_iban?: string;
+  /** D27: the other party's name (camt Dbtr/Nm or Cdtr/Nm, OFX NAME, CSV `name_column`); absent when the file names none. */
+  counterparty_name?: string;
+}
+
+/** An account number as IBANs are compared (D27): without whitespace, in capitals; undefined when nothing is left. */
+export function compactIban(text: string | undefined): string | undefined {
+  const compact = text?.replace(/\s+/gu, '').toUpperCase();
+  return compact ? compact : undefined;
+}
+
+/** A line's counterparty fields (D27), each only when the file gives it: IBAN compacted, name's whitespace collapsed. */
+export function counterparty(iban: string | undefined, name: string | undefined): Pick<StatementLine, 'counterparty_iban' | 'counterparty_name'> {
+  const compact = compactIban(iban);
+  const collapsed = collapseWhitespace(name ?? '');
+  return { ...(compact && { counterparty_iban: compact }), ...(collapsed && { counterparty_name: collapsed }) };
 }
 
 /** A balance the bank states (D16): money in the account positive, a card's debt negative. */
