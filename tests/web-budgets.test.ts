@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { germanOnScreen } from './support/i18n-walk';
@@ -9,6 +11,7 @@ import { message, missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, ty
 // GET /budgets/{id} to the cent; changed (PUT) and deleted (asked first); a bad amount refused at
 // the field and nothing saved; no sideways scrolling at 390 px; a club's book says "plan" (D12).
 
+const ARTIFACTS = path.resolve('test-artifacts/web-budgets');
 const EMAIL = 'family@example.com';
 const PASSWORD = 'a family password';
 const PHONE = { width: 390, height: 844 };
@@ -56,6 +59,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Budgets page in chromi
 
   beforeAll(async () => {
     if (missing) throw new Error(`the browser test cannot run (CI=true or TEST_DATABASE_URL set, so no skipping): ${missing}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
     s = await openWebSession({ prefix: 'ledger-web-budgets-', email: EMAIL, password: PASSWORD });
     page = s.page;
     for (const [name, kind] of [['Bank', 'asset'], ['Opening', 'equity'], ['Salary', 'income'], ['Rent', 'expense'], ['Food', 'expense'], ['Gifts', 'expense']] as const) {
@@ -118,7 +122,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Budgets page in chromi
     await rent.getByLabel(ROLLOVER).check();
     // As typed: 12 × €450.00 + €246.90 planned spending.
     await expect.poll(() => totals.innerText()).toBe('Over 12 months:\nPlanned income: €4,000.00\nPlanned spending: €5,646.90\nResult: -€1,646.90');
-    if (page.viewportSize()!.width === PHONE.width) expect(await noSideways()).toBe(true);
+    const phone = page.viewportSize()!.width === PHONE.width;
+    if (phone) expect(await noSideways()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, phone ? 'form-phone.png' : 'form.png'), fullPage: true });
     await form.getByRole('button', { name: 'Make the budget' }).click();
     const notice = page.getByRole('status').filter({ hasText: `Made the budget “${name}”.` });
     await notice.waitFor();
@@ -155,6 +161,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Budgets page in chromi
     await openBudgets();
     await makeFromDraft('Household on the phone');
     expect(await noSideways()).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'list-phone.png'), fullPage: true });
     await page.getByRole('button', { name: 'Change Household on the phone' }).click();
     await page.getByRole('form', { name: 'Change Household on the phone' }).waitFor();
     expect(await noSideways()).toBe(true);
