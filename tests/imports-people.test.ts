@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/database';
-import { people } from '../src/db/schema';
 import { holdsWord, nameKey } from '../src/book/imports/people-match';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
@@ -197,22 +196,18 @@ describeEachDatabase('D27 payments in: statement lines recognised as a person\'s
   const balance = async (account: number) =>
     Number(rowsOf<{ total: string | null }>(await h.db.execute(sql`select sum(amount_cents)::text as total from entries where account_id = ${account}`))[0]!.total ?? 0);
 
-  /** A person (D27) and their own asset account, named as they are. */
+  /** A person (D27, POST /people): their own asset account comes with them, named as they are. */
   const person = async (name: string, fields: { iban?: string; member_no?: string; mandate?: string } = {}) => {
-    const account = (await json(await api('POST', '/accounts', { name, kind: 'asset' }))).id as number;
-    const [row] = await h.db
-      .insert(people)
-      .values({
-        name,
-        iban: fields.iban ?? null,
-        memberNo: fields.member_no ?? null,
-        mandateId: fields.mandate ?? null,
-        mandateSignedOn: fields.mandate === undefined ? null : '2024-01-15',
-        accountId: account,
-      })
-      .returning({ id: people.id });
-    who[name] = { id: row!.id, account };
-    ids[name] = account;
+    const res = await api('POST', '/people', {
+      name,
+      ...(fields.iban && { iban: fields.iban }),
+      ...(fields.member_no && { member_no: fields.member_no }),
+      ...(fields.mandate && { mandate: { id: fields.mandate, signed_on: '2024-01-15' } }),
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const created = await json(res);
+    who[name] = { id: created.id, account: created.account_id };
+    ids[name] = created.account_id;
   };
 
   beforeAll(async () => {
