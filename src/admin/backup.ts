@@ -71,10 +71,15 @@ const TABLES = [
   // D26; backups made before budgets (schema 17 and earlier) have none.
   { name: 'budgets', key: 'id', since: 18 },
   { name: 'budget_lines', key: ['budget_id', 'position'], since: 18 },
+  // D27; backups made before people (schema 18 and earlier) have none. Plans before people before
+  // the dues occurrences handled, so a restored book never charges an occurrence twice.
+  { name: 'dues_plans', key: 'id', since: 19 },
+  { name: 'people', key: 'id', since: 19 },
+  { name: 'dues_occurrences', key: ['plan_id', 'person_id', 'occurs_on'], since: 19 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */
-const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules', 'attachments', 'budgets'];
+const SEQUENCED: readonly TableName[] = ['users', 'passkeys', 'accounts', 'transactions', 'entries', 'changes', 'import_rules', 'reconciliations', 'import_lines', 'schedules', 'attachments', 'budgets', 'dues_plans', 'people'];
 
 type TableName = (typeof TABLES)[number]['name'];
 type Row = Record<string, unknown>;
