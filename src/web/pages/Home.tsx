@@ -6,6 +6,7 @@ import { BalanceTable, ErrorNote, Link, Loading, Money, PageHeading, Scroll, Tab
 import { daysBefore, formatCents, formatDate, today } from '../money';
 import { startingBalanceInWords, startingBalanceOf } from '../words';
 import { amountMoved, directionOf } from '../../book/rules';
+import { BudgetCard } from './BudgetCard';
 import { ComingUp } from './ComingUp';
 
 type Balance = Account & { balance_cents: number };
@@ -157,6 +158,7 @@ export function Home() {
       ) : (
         <>
           <MonthCards month={data.month} />
+          <BudgetCard />
           <ComingUp accounts={data.balances} onPosted={() => setVersion((v) => v + 1)} />
           <BalancesSections balances={data.balances} />
           <RecentTable recent={data.recent} accounts={data.balances} />
