@@ -1,4 +1,5 @@
 import { compactDayTotals } from './book/day-totals';
+import { postDuesFor } from './book/dues-posting';
 import { postDueOccurrences } from './book/schedule-posting';
 import type { Db } from './db/database';
 import { deleteExpiredIdempotencyKeys } from './db/idempotency-keys';
@@ -37,6 +38,8 @@ export function startBackgroundJobs(db: Db, log: Logger, intervalMs = BACKGROUND
       try {
         const started = Date.now();
         const run = await attempt('schedules', () => postDueOccurrences(db, undefined, () => stopped));
+        // D27: dues post themselves in the same runs, exactly once by their (plan, person, date) key.
+        const dues = await attempt('dues', () => postDuesFor(db, {}, undefined, () => stopped));
         const expired = await attempt('idempotency_cleanup', () => deleteExpiredIdempotencyKeys(db));
         // After the posting job, so that what it posted is folded in the same run.
         const folded = await attempt('day_totals_compaction', () => compactDayTotals(db));
@@ -44,6 +47,8 @@ export function startBackgroundJobs(db: Db, log: Logger, intervalMs = BACKGROUND
         log.info('background_run', {
           posted: run?.posted ?? 0,
           refused: run?.refused ?? 0,
+          dues_posted: dues?.posted ?? 0,
+          dues_refused: dues?.refused ?? 0,
           expired_keys: expired ?? 0,
           day_total_rows_folded: folded?.removed ?? 0,
           ms: Date.now() - started,

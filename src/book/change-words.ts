@@ -45,6 +45,18 @@ interface BudgetShape {
   lines: BudgetLine[];
 }
 
+/** D27's DuesPlan, as its change records hold it. */
+interface DuesPlanShape {
+  name: string;
+  amount_cents: number;
+  every: 'month' | 'quarter' | 'year';
+  start_on: string;
+  until_on: string | null;
+  income_account_id: number;
+}
+/** A dues plan's rhythm in D21's words: a quarter is every 3 months. */
+const rhythmOf = (plan: DuesPlanShape): [Every, number] => (plan.every === 'quarter' ? ['month', 3] : [plan.every, 1]);
+
 /** What a change record holds, as GET /changes answers it (the fields the words need). */
 export interface ChangeRecord {
   at: string;
@@ -125,6 +137,11 @@ export const CHANGE_SENTENCES = {
   fieldEnd: 'the end',
   fieldName: 'the name',
   fieldKind: 'the kind',
+  whoDues: 'A dues plan',
+  viaDues: 'posted by a dues plan',
+  duesPlanName: 'the dues plan “{{name}}” ({{amount}}, {{howOften}})',
+  duesPlanNameInUpdate: 'the dues plan “{{name}}” ({{amount}}, {{howOften}})',
+  fieldIncomeAccount: 'the income account',
   modeToPost: 'reminding to posting by itself',
   modeToRemind: 'posting by itself to reminding',
   nothingVisible: 'nothing visible',
@@ -219,6 +236,7 @@ function through(change: ChangeRecord, words: Wording, { say }: Parts): string {
     const name = change.schedule_id === null ? undefined : words.scheduleName?.(change.schedule_id);
     return name === undefined ? say('viaScheduleGone') : say('viaSchedule', { name });
   }
+  if (change.via === 'dues') return say('viaDues');
   if (change.via === 'session') return say('viaSession');
   if (change.via === 'cli') return say('viaCli');
   return change.client_id === 'ledger-cli' ? say('viaToken') : say('viaClient', { client: String(change.client_id) });
@@ -250,6 +268,15 @@ function differences(change: ChangeRecord, words: Wording, { say, often, kind }:
     if (b.start_on !== a.start_on) add('fieldFirstDate', words.date(b.start_on), words.date(a.start_on));
     if (b.until_on !== a.until_on) add('fieldEnd', b.until_on ? words.date(b.until_on) : say('none'), a.until_on ? words.date(a.until_on) : say('none'));
     if (b.mode !== a.mode) out.push({ fromTo: say(a.mode === 'post' ? 'modeToPost' : 'modeToRemind') });
+  } else if (change.subject === 'dues_plan') {
+    const [b, a] = [change.before as DuesPlanShape, change.after as DuesPlanShape];
+    if (b.name !== a.name) add('fieldName', quoted(b.name), quoted(a.name));
+    if (b.amount_cents !== a.amount_cents) add('fieldAmount', words.money(b.amount_cents), words.money(a.amount_cents));
+    if (b.every !== a.every) add('fieldHowOften', often(...rhythmOf(b)), often(...rhythmOf(a)));
+    if (b.start_on !== a.start_on) add('fieldFirstDate', words.date(b.start_on), words.date(a.start_on));
+    if (b.until_on !== a.until_on) add('fieldEnd', b.until_on ? words.date(b.until_on) : say('none'), a.until_on ? words.date(a.until_on) : say('none'));
+    const account = (id: number) => words.accountName?.(id) ?? say('someAccount');
+    if (b.income_account_id !== a.income_account_id) add('fieldIncomeAccount', account(b.income_account_id), account(a.income_account_id));
   } else {
     const [b, a] = [change.before as { name: string; kind: string }, change.after as { name: string; kind: string }];
     if (b.name !== a.name) add('fieldName', quoted(b.name), quoted(a.name));
@@ -425,6 +452,11 @@ function subjectName(change: ChangeRecord, words: Wording, parts: Parts, inUpdat
     const values = { description: schedule.description, amount: words.money(amountMoved(schedule.entries)), howOften: parts.often(schedule.every, schedule.interval) };
     return parts.say(inUpdate ? 'scheduleNameInUpdate' : 'scheduleName', values);
   }
+  if (change.subject === 'dues_plan') {
+    const plan = shape as unknown as DuesPlanShape;
+    const values = { name: plan.name, amount: words.money(plan.amount_cents), howOften: parts.often(...rhythmOf(plan)) };
+    return parts.say(inUpdate ? 'duesPlanNameInUpdate' : 'duesPlanName', values);
+  }
   return parts.say(inUpdate ? 'settingsNameInUpdate' : 'settingsName');
 }
 
@@ -456,7 +488,9 @@ export function describeChange(change: ChangeRecord, words: Wording): string {
     change.actor_email === null
       ? change.via === 'schedule'
         ? say('whoSchedule')
-        : say('whoAdmin')
+        : change.via === 'dues'
+          ? say('whoDues')
+          : say('whoAdmin')
       : change.actor_email.toLowerCase() === words.reader?.toLowerCase()
         ? say('whoYou')
         : say('whoPerson', { email: change.actor_email });
@@ -476,7 +510,7 @@ export function describeChange(change: ChangeRecord, words: Wording): string {
   const name = subjectName(change, words, parts, false);
   const key =
     change.action === 'create'
-      ? change.subject === 'schedule'
+      ? change.subject === 'schedule' || change.subject === 'dues_plan'
         ? 'createdSchedule'
         : change.subject === 'account'
           ? 'createdAccount'

@@ -18,7 +18,8 @@ type Change = v.InferOutput<typeof ChangeShape>;
 /** Who makes a change: the person (as their email is then), and through what (D15). */
 export interface Actor {
   email: string | null;
-  via: 'session' | 'token' | 'cli' | 'schedule';
+  /** D21 `schedule`, D27 `dues`: what a schedule or a dues plan posts by itself. */
+  via: 'session' | 'token' | 'cli' | 'schedule' | 'dues';
   /** The token's OAuth client (`ledger-cli` for minted tokens); null for sessions and the CLI. */
   clientId: string | null;
 }
@@ -30,7 +31,7 @@ export interface Author extends Actor {
   userId: number | null;
 }
 
-type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget' | 'person';
+type Subject = 'transaction' | 'account' | 'settings' | 'reconciliation' | 'schedule' | 'attachment' | 'budget' | 'person' | 'dues_plan';
 type Action = 'create' | 'update' | 'delete' | 'restore';
 
 /** Writes one change record; `db` is the transaction the change itself is written in. */
@@ -56,7 +57,7 @@ export const CHANGES_LIMIT_MAX = 500;
 
 /** `GET /changes` query (D15). */
 export const ChangesQuerySchema = v.object({
-  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget', 'person'], 'subject must be transaction, account, settings, reconciliation, schedule, attachment, budget or person')),
+  subject: v.optional(v.picklist(['transaction', 'account', 'settings', 'reconciliation', 'schedule', 'attachment', 'budget', 'person', 'dues_plan'], 'subject must be transaction, account, settings, reconciliation, schedule, attachment, budget, person or dues_plan')),
   subject_id: v.optional(positiveIntegerParam('subject_id', INT4_MAX)),
   before: v.optional(positiveIntegerParam('before', Number.MAX_SAFE_INTEGER)),
   limit: v.optional(positiveIntegerParam('limit', CHANGES_LIMIT_MAX)),

@@ -9,6 +9,7 @@ import { dateString, hasControlCharacters, hasDisplayControlCharacters, required
 import { ACCOUNT_NAME_MAX } from './accounts';
 import { recordChange, type Actor } from './changes';
 import { holdOffCompaction } from './day-totals';
+import { postDuesFor } from './dues-posting';
 import { exactCents } from './reports';
 import { foldForSearch } from './search';
 import type { Person as PersonShape, PersonRecord as PersonRecordShape } from './views';
@@ -315,9 +316,8 @@ function refusalOfConstraint(error: unknown): never {
  * committed, in the same request: what is due for them is posted.
  */
 async function afterSave(db: Db, personIds: readonly number[]): Promise<void> {
-  void db;
-  void personIds;
   // D27: dues due are posted here (src/book/dues-posting.ts)
+  for (const personId of personIds) await postDuesFor(db, { personId });
 }
 
 /** Inserts people and their accounts (already checked), with one change record each; their ids in order. */

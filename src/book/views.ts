@@ -274,6 +274,18 @@ export const WhoOwes = responseSchema('WhoOwes', v.strictObject({
   owed_by_book_cents: v.pipe(cents, v.description('minus the sum of the balances below zero')),
 }));
 
+/** D27: a dues plan ("Membership, 5.00 a month"); its change records hold this shape too (subject `dues_plan`). */
+export const DuesPlan = responseSchema('DuesPlan', v.strictObject({
+  id: int,
+  name: v.string(),
+  amount_cents: v.pipe(cents, v.description('> 0: what each occurrence charges (the amount the plan has when the occurrence is posted)')),
+  every: v.picklist(['month', 'quarter', 'year']),
+  start_on: v.pipe(date, v.description('the first occurrence; then every month, 3 months or year on its day, clamped to the month\'s last day (D21)')),
+  until_on: v.pipe(v.nullable(date), v.description('no occurrence after it; null: none')),
+  income_account_id: int,
+  members: v.pipe(int, v.description('how many people follow the plan')),
+}));
+
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
   id: int,
@@ -288,8 +300,8 @@ export const Change = responseSchema('Change', v.strictObject({
   subject_id: v.pipe(v.nullable(int), v.description('null for settings')),
   action: v.picklist(['create', 'update', 'delete', 'restore']),
   schedule_id: v.pipe(v.nullable(int), v.description('D21: the schedule that posted the transaction (via `schedule`), null otherwise')),
-  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord])),
-  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord])),
+  before: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord, DuesPlan])),
+  after: v.nullable(v.union([Transaction, Account, SettingsRecord, Reconciliation, ScheduleRecord, Attachment, Budget, PersonRecord, DuesPlan])),
   // Issue 37 item 6: read beside the record (never stored in it), so History can tell the step.
   statement_line: v.pipe(
     v.optional(v.strictObject({ account_id: int, account_name: v.string(), occurred_on: date, linked: v.boolean() })),

@@ -5,6 +5,7 @@ import { budgetReportRoute, budgetRoutes } from './budgets';
 import { changeRoutes } from './changes';
 import { connectionRoutes, grantRoutes } from './connections';
 import { discoveryRoutes } from './discovery';
+import { duesPlanRoutes } from './dues-plans';
 import { exportRoutes } from './exports';
 import { healthRoutes } from './health';
 import { importRoutes, importRuleRoutes } from './imports';
@@ -46,5 +47,6 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/schedules', scheduleRoutes],
   ['/budgets', budgetRoutes],
   ['/people', peopleRoutes],
+  ['/dues-plans', duesPlanRoutes],
   ['/mcp', mcpRoutes],
 ];
