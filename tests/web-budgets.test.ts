@@ -228,6 +228,48 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('the Budgets page in chromi
     await form.waitFor({ state: 'detached' });
   });
 
+  it('D26: other basis dates give other figures (asked before the lines typed are replaced); dates in the wrong order, more than 36 months and a name taken are refused in words, nothing saved', async () => {
+    await openBudgets();
+    const before = ((await s.call('GET', '/budgets')).body as Stored[]).length;
+    await page.getByRole('button', { name: 'New budget', exact: true }).click();
+    const form = page.getByRole('form', { name: 'A new budget' });
+    await form.getByRole('button', { name: 'Start from last year’s figures' }).click();
+    await expect.poll(() => form.getByRole('group', { name: /^Line \d+: / }).count()).toBe(3);
+    // April of last year only: the rent and one salary.
+    await form.getByLabel('From', { exact: true }).fill(`${BASIS}-04-01`);
+    await form.getByLabel('Through', { exact: true }).fill(`${BASIS}-04-30`);
+    let asked = answerNext(false);
+    await form.getByRole('button', { name: 'Start from last year’s figures' }).click();
+    expect(await asked).toBe('Replace the 3 lines with last year’s figures?');
+    expect(await form.getByRole('group', { name: /^Line \d+: / }).count()).toBe(3);
+    asked = answerNext(true);
+    await form.getByRole('button', { name: 'Start from last year’s figures' }).click();
+    await asked;
+    await form.getByText(`Filled in 2 lines with the totals from Apr 1, ${BASIS} to Apr 30, ${BASIS}.`).waitFor();
+    expect(await lineOf(form, 'Salary').getByLabel('Amount', { exact: true }).inputValue()).toBe('2,000.00');
+    expect(await lineOf(form, 'Rent').getByLabel('Amount', { exact: true }).inputValue()).toBe('850.00');
+    expect(await lineOf(form, 'Food').count()).toBe(0);
+
+    // Only a start, after the default end (the last day before the first month): refused before asking.
+    await form.getByLabel('Through', { exact: true }).fill('');
+    await form.getByLabel('From', { exact: true }).fill(`${YEAR}-02-01`);
+    await form.getByRole('button', { name: 'Start from last year’s figures' }).click();
+    await form.getByRole('alert').filter({ hasText: 'Last year’s figures end before they begin: choose the dates again.' }).waitFor();
+
+    await form.getByLabel('Name').fill('Four years');
+    await form.getByLabel('Last month').fill(`${YEAR + 3}-12`);
+    await form.locator('.budget-totals').getByText('Over 48 months:').waitFor();
+    await form.getByRole('button', { name: 'Make the budget' }).click();
+    await form.getByRole('alert').filter({ hasText: 'At most 36 months: these are 48.' }).waitFor();
+    // The server's refusal of a name taken (ignoring case, D26), in the page's words (D29).
+    await form.getByLabel('Last month').fill(TO);
+    await form.getByLabel('Name').fill('household');
+    await form.getByRole('button', { name: 'Make the budget' }).click();
+    await form.getByRole('alert').filter({ hasText: 'There is a budget called “household” already: choose another name.' }).waitFor();
+    expect(((await s.call('GET', '/budgets')).body as Stored[]).length).toBe(before);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   it('a budget deleted, asked first: declined it stays, accepted it is gone (404)', async () => {
     await openBudgets();
     let asked = answerNext(false);

@@ -46,12 +46,17 @@ function totalsOf(lines: LineTyped[], accounts: Account[], months: number) {
   return { income, expense, result: income - expense };
 }
 
+/** D26's months, checked before the server is asked (its refusals are in English, D29). */
+function checkMonths(from: string, to: string): void {
+  if (!/^\d{4}-\d{2}$/.test(from) || !/^\d{4}-\d{2}$/.test(to)) throw new Error(t('budgets.form.chooseMonths'));
+  if (to < from) throw new Error(t('budgets.form.toBeforeFrom'));
+  if (monthCount(from, to) > MONTHS_MAX) throw new Error(t('budgets.form.tooManyMonths', { max: MONTHS_MAX, count: monthCount(from, to) }));
+}
+
 /** What the form sends, or the first thing to mend, thrown as a sentence in the person's language. */
 function requestOf(name: string, from: string, to: string, lines: LineTyped[], style: string): BudgetRequest {
   if (!name.trim()) throw new Error(t('budgets.form.enterName', { context: style }));
-  if (!from || !to) throw new Error(t('budgets.form.chooseMonths'));
-  if (to < from) throw new Error(t('budgets.form.toBeforeFrom'));
-  if (monthCount(from, to) > MONTHS_MAX) throw new Error(t('budgets.form.tooManyMonths', { max: MONTHS_MAX, count: monthCount(from, to) }));
+  checkMonths(from, to);
   return {
     name: name.trim(),
     from,
@@ -143,13 +148,15 @@ export function BudgetForm({ accounts, existing, label, onSaved, onCancel }: { a
 
   const draft = useSubmit(async () => {
     setDrafted(null);
-    if (!monthsValid) throw new Error(t('budgets.form.chooseMonths'));
-    if (basisFrom && basisTo && basisTo < basisFrom) throw new Error(t('budgets.form.basisOrder'));
+    checkMonths(from, to);
+    // A date left empty is the server's default: the order is that of the dates it will use.
+    const period = { from: basisFrom || defaultBasis(from).from, to: basisTo || defaultBasis(from).to };
+    if (period.to < period.from) throw new Error(t('budgets.form.basisOrder'));
     if (lines.length > 0 && !window.confirm(t('budgets.form.confirmReplace', { count: lines.length }))) return;
     const found = await api<Budget>('GET', withQuery('/budgets/draft', { from, to, basis_from: basisFrom || undefined, basis_to: basisTo || undefined }));
     setLines(found.lines.map((l) => lineOf({ account: String(l.account_id), amount: formatAmount(l.amount_cents), per: l.per, rollover: l.rollover })));
-    const period = { from: formatDate(basisFrom || basis!.from), to: formatDate(basisTo || basis!.to) };
-    setDrafted(found.lines.length === 0 ? t('budgets.form.draftEmpty', period) : t('budgets.form.draftLoaded', { count: found.lines.length, ...period }));
+    const words = { from: formatDate(period.from), to: formatDate(period.to) };
+    setDrafted(found.lines.length === 0 ? t('budgets.form.draftEmpty', words) : t('budgets.form.draftLoaded', { count: found.lines.length, ...words }));
   });
 
   const save = useSubmit(async () => {
