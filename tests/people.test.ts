@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { restoreBackup, writeBackup } from '../src/admin/backup';
+import { describeChange, type Wording } from '../src/book/change-words';
 import { duesOccurrences, duesPlans, people } from '../src/db/schema';
 import { describeEachDatabase } from './support/harness';
 import { openTestDatabase } from './support/databases';
@@ -177,6 +178,19 @@ describeEachDatabase('issue 40: people (D27)', (h) => {
     const all = JSON.stringify((await json(await api('GET', '/changes?subject=person&limit=500'))).changes);
     for (const secret of ['anna@example.org', IBAN, 'MANDATE-001', 'pays in cash', 'dora@example.org', 'zoe@club.example']) expect(all).not.toContain(secret);
     await refused(await api('POST', '/people/99999999/forget'), 404, 'no such person');
+  });
+
+  it("D27, D15: History tells a person's records in words (members in a club, people in a personal book) and never personal data", async () => {
+    const words = (bookStyle: 'club' | 'personal'): Wording => ({ money: (c) => (c / 100).toFixed(2), date: (d) => d, bookStyle });
+    const tell = async (subjectId: number, style: 'club' | 'personal' = 'club') => (await changesOf(subjectId)).map((c: Json) => describeChange(c, words(style)));
+    const dora = (await json(await api('GET', '/people?q=dora')))[0];
+    const told = await tell(dora.id);
+    expect(told.at(-1)).toBe('treasurer@people.example added Dora Put to the members with a token.');
+    expect(told.at(-2)).toBe('treasurer@people.example changed the name from “Dora Put” to “Dora Renamed”, the member number from “P-1” to none, the date joined from none to 2025-02-01 of Dora Renamed with a token.');
+    expect(told.at(-3)).toBe(`treasurer@people.example changed the date joined from 2025-02-01 to none, the dues plan from plan ${planId} to plan ${otherPlanId} of Dora Renamed with a token.`);
+    expect(told.at(-4)).toBe('treasurer@people.example renamed Dora Renamed to DORA renamed with a token.');
+    expect((await tell(ids.anna!, 'personal'))[0]).toBe('treasurer@people.example changed or forgot the personal data of Anna Schmidt with a token.');
+    expect((await tell(ids.anna!, 'personal'))[1]).toBe('treasurer@people.example added Anna Schmidt to the people with a token.');
   });
 
   it('D27: POST /people/batch → 201 {created} in order, or all or nothing with every bad row by 0-based index (a clash within the batch too)', async () => {

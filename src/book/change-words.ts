@@ -203,6 +203,18 @@ export const CHANGE_SENTENCES = {
   budgetLineRemoved: 'removed {{account}} ({{amount}})',
   budgetRolloverOn: 'turned rollover on for {{account}}',
   budgetRolloverOff: 'turned rollover off for {{account}}',
+  personAdded: '{{who}} added {{name}} to the people {{at}}.',
+  personAddedClub: '{{who}} added {{name}} to the members {{at}}.',
+  personRemoved: '{{who}} removed {{name}} from the people {{at}}.',
+  personRemovedClub: '{{who}} removed {{name}} from the members {{at}}.',
+  personRenamed: '{{who}} renamed {{from}} to {{to}} {{at}}.',
+  personUpdated: '{{who}} changed {{changes}} of {{name}} {{at}}.',
+  personDataChanged: '{{who}} changed or forgot the personal data of {{name}} {{at}}.',
+  fieldMemberNo: 'the member number',
+  fieldJoinedOn: 'the date joined',
+  fieldLeftOn: 'the date left',
+  fieldDuesPlan: 'the dues plan',
+  duesPlanNumber: 'plan {{id}}',
 };
 export type ChangeSentences = Record<keyof typeof CHANGE_SENTENCES, string>;
 /** The keys of the sentences, for a catalogue that holds them one message each (the web app's `history.sentence.*`). */
@@ -480,6 +492,44 @@ function updateTold(change: ChangeRecord, words: Wording, parts: Parts, who: str
   return say('updatedMany', { who, changes: differencesInWords(list, parts), name, at });
 }
 
+/** D27's person as its change records hold it: never email, IBAN, mandate or note. */
+interface PersonShape {
+  name: string;
+  member_no: string | null;
+  dues_plan_id: number | null;
+  joined_on: string | null;
+  left_on: string | null;
+}
+
+/**
+ * D27: a person added, changed or deleted ("members" in a club's book, "people" in a personal one).
+ * An update whose record shows no difference changed only what records never hold (email, IBAN,
+ * mandate, note: a PUT of those, or `forget`).
+ */
+function personChanged(change: ChangeRecord, words: Wording, parts: Parts, who: string, at: string): string {
+  const { say } = parts;
+  const club = isClub(words);
+  if (change.action !== 'update') {
+    const name = (change.after ?? change.before) as PersonShape;
+    if (change.action === 'delete') return say(club ? 'personRemovedClub' : 'personRemoved', { who, name: name.name, at });
+    return say(club ? 'personAddedClub' : 'personAdded', { who, name: name.name, at });
+  }
+  const [b, a] = [change.before as PersonShape, change.after as PersonShape];
+  const out: Difference[] = [];
+  const text = (value: string | null) => (value === null ? say('none') : say('quoted', { text: value }));
+  const day = (value: string | null) => (value === null ? say('none') : words.date(value));
+  const plan = (id: number | null) => (id === null ? say('none') : say('duesPlanNumber', { id: String(id) }));
+  const add = (field: keyof ChangeSentences, from: string, to: string) => out.push({ field: say(field), fromTo: say('fromTo', { from, to }) });
+  if (b.member_no !== a.member_no) add('fieldMemberNo', text(b.member_no), text(a.member_no));
+  if (b.joined_on !== a.joined_on) add('fieldJoinedOn', day(b.joined_on), day(a.joined_on));
+  if (b.left_on !== a.left_on) add('fieldLeftOn', day(b.left_on), day(a.left_on));
+  if (b.dues_plan_id !== a.dues_plan_id) add('fieldDuesPlan', plan(b.dues_plan_id), plan(a.dues_plan_id));
+  if (b.name !== a.name && out.length === 0) return say('personRenamed', { who, from: b.name, to: a.name, at });
+  if (b.name !== a.name) out.unshift({ field: say('fieldName'), fromTo: say('fromTo', { from: text(b.name), to: text(a.name) }) });
+  if (out.length === 0) return say('personDataChanged', { who, name: a.name, at });
+  return say('personUpdated', { who, changes: differencesInWords(out, parts), name: a.name, at });
+}
+
 /** One record in plain words: who ("You" for the reader), what, when (if the wording tells time), through what. */
 export function describeChange(change: ChangeRecord, words: Wording): string {
   const parts = partsOf(words);
@@ -499,6 +549,7 @@ export function describeChange(change: ChangeRecord, words: Wording): string {
   if (change.subject === 'reconciliation') return reconciliationChanged(change, words, parts, who, at);
   if (change.subject === 'attachment') return attachmentChanged(change, words, parts, who, at);
   if (change.subject === 'budget') return budgetChanged(change, words, parts, who, at);
+  if (change.subject === 'person') return personChanged(change, words, parts, who, at);
   if (change.subject === 'settings' && change.action === 'update') return say('settings', { who, changes: settingsChanged(change, words, parts), at });
   const skipped = skipOf(change);
   if (skipped !== null) return say('skipped', { who, description: (change.after as ScheduleShape).description, date: words.date(skipped), at });
