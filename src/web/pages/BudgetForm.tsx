@@ -85,7 +85,8 @@ function LineFields({ line, n, accounts, taken, onChange, onRemove }: { line: Li
       <div className="row">
         <AccountSelect
           label={t('budgets.form.account')}
-          accounts={accounts.filter((a) => String(a.id) === line.account || !taken.has(String(a.id)))}
+          // Only income and spending accounts (D26), whatever else a picker offers (D27's people's accounts).
+          accounts={accounts.filter((a) => (a.kind === 'income' || a.kind === 'expense') && (String(a.id) === line.account || !taken.has(String(a.id))))}
           kinds={['income', 'expense']}
           value={line.account}
           onChange={(account) => onChange({ account })}
