@@ -2,7 +2,7 @@ import { ne } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { people } from '../../db/schema';
 import { foldCase } from './rules';
-import { compactIban, type StatementLine } from './statement';
+import { collapseWhitespace, compactIban, type StatementLine } from './statement';
 
 // D27 payments in (D16): each statement line is matched to at most one person, in this order:
 // (1) the line's counterparty IBAN is the person's; else (2) the line's text holds the person's
@@ -30,6 +30,8 @@ export interface PeopleMatcher {
   byIban: Map<string, Candidate[]>;
   /** Member numbers and mandate ids, case folded. */
   byReference: Map<string, Candidate[]>;
+  /** The lengths of those references: the only lengths a line's text is looked up at. */
+  referenceLengths: Set<number>;
   byName: Map<string, Candidate[]>;
 }
 
@@ -45,13 +47,14 @@ export async function loadPeopleMatcher(db: Db, statementAccountId: number): Pro
     .where(ne(people.accountId, statementAccountId))
     .orderBy(people.id);
   if (rows.length === 0) return null;
-  const matcher: PeopleMatcher = { byIban: new Map(), byReference: new Map(), byName: new Map() };
+  const matcher: PeopleMatcher = { byIban: new Map(), byReference: new Map(), referenceLengths: new Set(), byName: new Map() };
   for (const row of rows) {
     const candidate = { id: row.id, accountId: row.accountId };
     const iban = compactIban(row.iban ?? undefined);
     if (iban) add(matcher.byIban, iban, candidate);
-    for (const reference of new Set([row.memberNo, row.mandateId].map((r) => foldCase(r?.trim() ?? '')).filter((r) => r !== ''))) {
+    for (const reference of new Set([row.memberNo, row.mandateId].map((r) => foldCase(collapseWhitespace(r ?? ''))).filter((r) => r !== ''))) {
       add(matcher.byReference, reference, candidate);
+      matcher.referenceLengths.add(reference.length);
     }
     const name = nameKey(row.name);
     if (name) add(matcher.byName, name, candidate);
@@ -82,12 +85,9 @@ const found = (candidate: Candidate, kind: PersonMatchKind): PersonMatch => ({ p
 
 /** The people whose member number or mandate id the text holds as a whole word, each once. */
 function referencesIn(matcher: PeopleMatcher, text: string): Candidate[] {
-  const folded = foldCase(text);
   const hits = new Map<number, Candidate>();
-  for (const [reference, candidates] of matcher.byReference) {
-    // The cheap test first: most references are not in most lines.
-    if (!folded.includes(reference) || !holdsWord(folded, reference)) continue;
-    for (const c of candidates) hits.set(c.id, c);
+  for (const word of wholeWords(foldCase(text), matcher.referenceLengths)) {
+    for (const c of matcher.byReference.get(word) ?? []) hits.set(c.id, c);
   }
   return [...hits.values()];
 }
@@ -97,24 +97,33 @@ const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const JOINERS = new Set(['-', '/', '.', '_', '+', ',']);
 
 /**
- * D27 "as a whole word": an occurrence of `word` in `text` that is neither inside a longer run of
- * letters and digits nor joined to one by - / . _ + or a comma, so "M-0042" is not found in
- * "M-00421" or "M-0042-B", but is in "Beitrag M-0042, Maerz" and "(M-0042)".
+ * D27 "as a whole word": every piece of `text` of one of the `lengths` that is neither inside a
+ * longer run of letters and digits nor joined to one by - / . _ + or a comma, so "M-0042" is not
+ * found in "M-00421" or "M-0042-B", but is in "Beitrag M-0042, Maerz" and "(M-0042)". Only the
+ * pieces that start and end at such a boundary are looked up: a few per word of the text, however
+ * many people the book has.
  */
-export function holdsWord(text: string, word: string): boolean {
-  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
-    const before = [...text.slice(Math.max(0, at - 4), at)];
-    const after = [...text.slice(at + word.length, at + word.length + 4)];
-    if (!joined(before.at(-1), before.at(-2)) && !joined(after[0], after[1])) return true;
+export function wholeWords(text: string, lengths: Iterable<number>): string[] {
+  const word = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) word[i] = isLetterOrDigit(text.charCodeAt(i), text[i]!) ? 1 : 0;
+  // Whether position i (between text[i - 1] and text[i]) is no part of a longer reference on its left or right.
+  const openLeft = (i: number) => i === 0 || !(word[i - 1] || (JOINERS.has(text[i - 1]!) && i >= 2 && word[i - 2]));
+  const openRight = (i: number) => i === text.length || !(word[i] || (JOINERS.has(text[i]!) && i + 1 < text.length && word[i + 1]));
+  const sizes = [...lengths];
+  const found: string[] = [];
+  for (let start = 0; start < text.length; start++) {
+    if (!openLeft(start)) continue;
+    for (const size of sizes) {
+      if (start + size <= text.length && openRight(start + size)) found.push(text.slice(start, start + size));
+    }
   }
-  return false;
+  return found;
 }
 
-/** Whether a reference's neighbour `next` (then `beyond` it) continues it. */
-function joined(next: string | undefined, beyond: string | undefined): boolean {
-  if (next === undefined) return false;
-  if (LETTER_OR_DIGIT.test(next)) return true;
-  return JOINERS.has(next) && beyond !== undefined && LETTER_OR_DIGIT.test(beyond);
+/** ASCII by its code (most of a statement's text), anything else by Unicode's letter and number classes. */
+function isLetterOrDigit(code: number, char: string): boolean {
+  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  return LETTER_OR_DIGIT.test(char);
 }
 
 const GERMAN_SPELLING: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss' };
