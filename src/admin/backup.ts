@@ -76,6 +76,9 @@ const TABLES = [
   { name: 'dues_plans', key: 'id', since: 19 },
   { name: 'people', key: 'id', since: 19 },
   { name: 'dues_occurrences', key: ['plan_id', 'person_id', 'occurs_on'], since: 19 },
+  // D27's direct debit; backups made before it (schema 19 and earlier) have none.
+  { name: 'direct_debits', key: 'id', since: 20 },
+  { name: 'direct_debit_items', key: ['direct_debit_id', 'position'], since: 20 },
 ] as const;
 
 /** The tables whose ids come from a sequence (identity columns), moved past the restored ids. */

@@ -16,6 +16,10 @@ const settingsEntries = {
   book_style: v.picklist(bookStyle.enumValues),
   currency: v.pipe(v.string(), v.description('D20: ISO 4217, two decimals; the web app\'s money and the exports\' default commodity')),
   closed_through: v.pipe(v.nullable(date), v.description('D20: nothing dated on or before it may change; null: no period is closed')),
+  sepa: v.pipe(
+    v.optional(v.strictObject({ creditor_name: v.string(), creditor_iban: v.string(), creditor_bic: v.optional(v.string()), creditor_id: v.string() })),
+    v.description('D27: the club\'s creditor details for SEPA direct debit; absent until set'),
+  ),
 };
 export const Settings = responseSchema('Settings', v.strictObject(settingsEntries));
 /** Settings as a change record holds them: records written before D20 have book_style only. */
@@ -23,6 +27,7 @@ const SettingsRecord = v.strictObject({
   book_style: settingsEntries.book_style,
   currency: v.optional(settingsEntries.currency),
   closed_through: v.optional(settingsEntries.closed_through),
+  sepa: settingsEntries.sepa,
 });
 export const Entry = responseSchema('Entry', v.strictObject({ account_id: int, account_name: v.string(), amount_cents: cents }));
 const transactionEntries = {
@@ -284,6 +289,20 @@ export const DuesPlan = responseSchema('DuesPlan', v.strictObject({
   until_on: v.pipe(v.nullable(date), v.description('no occurrence after it; null: none')),
   income_account_id: int,
   members: v.pipe(int, v.description('how many people follow the plan')),
+}));
+
+/** D27: a collection by SEPA direct debit. */
+export const DirectDebit = responseSchema('DirectDebit', v.strictObject({
+  id: int,
+  collect_on: date,
+  message_id: v.pipe(v.string(), v.description('the pain.008 file\'s message id (GrpHdr/MsgId), at most 35 characters')),
+  transaction_ids: v.pipe(v.array(int), v.description('one transaction per person collected, in the people\'s order by name')),
+  count: int,
+  total_cents: cents,
+  skipped: v.pipe(
+    v.array(v.strictObject({ person_id: int, reason: v.picklist(['no_iban', 'no_mandate', 'mandate_after_collect_on']) })),
+    v.description('people who owe but were not collected, and why'),
+  ),
 }));
 
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */

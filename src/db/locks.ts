@@ -63,6 +63,12 @@ export const IMPORT_LOCK = 16_016;
 export const IDEMPOTENCY_TRIM_LOCK = 20_025;
 
 /**
+ * D27: collections by direct debit are made one at a time, each reading what people owe after the
+ * last one committed, so two at once cannot collect the same dues twice.
+ */
+export const DIRECT_DEBIT_LOCK = 20_027;
+
+/**
  * D21: the lock of one user's Idempotency-Key, a bigint as a decimal string (cast it `::bigint`):
  * the first 8 bytes of SHA-256 over user and key. A collision with another key, or with one of the
  * fixed keys above, is as likely as guessing a 64-bit number.

@@ -4,6 +4,7 @@ import { authRoutes } from './auth';
 import { budgetReportRoute, budgetRoutes } from './budgets';
 import { changeRoutes } from './changes';
 import { connectionRoutes, grantRoutes } from './connections';
+import { directDebitRoutes } from './direct-debits';
 import { discoveryRoutes } from './discovery';
 import { duesPlanRoutes } from './dues-plans';
 import { exportRoutes } from './exports';
@@ -48,5 +49,6 @@ export const ROUTE_GROUPS: readonly [prefix: string, routes: Route[]][] = [
   ['/budgets', budgetRoutes],
   ['/people', peopleRoutes],
   ['/dues-plans', duesPlanRoutes],
+  ['/direct-debits', directDebitRoutes],
   ['/mcp', mcpRoutes],
 ];
