@@ -148,6 +148,29 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('issue 39: Plan and reality
     const pdf = await page.pdf({ format: 'A4' });
     writeFileSync(path.join(ARTIFACTS, 'plan-and-reality.pdf'), pdf);
     expect(pdfPages(pdf)).toBe(1);
+
+    // A club's year has more lines: 6 kinds of income and 20 of payments still print on one page.
+    const lines = [];
+    for (const [kind, count] of [['income', 6], ['expense', 20]] as const) {
+      for (let n = 1; n <= count; n++) {
+        const account = await s.post('/accounts', { name: `${kind === 'income' ? 'Income' : 'Payment'} ${String(n).padStart(2, '0')}`, kind });
+        expect(account.status).toBe(201);
+        lines.push({ account_id: account.body.id, amount_cents: 10_000 * n, per: n % 2 ? 'month' : 'period' });
+      }
+    }
+    const meeting = await s.post('/budgets', { name: 'General meeting', from: FIRST, to: LAST, lines });
+    expect(meeting.status).toBe(201);
+    await page.goto(`${s.web}/budgets/report?id=${meeting.body.id}`);
+    await page.getByRole('table', { name: 'The whole budget' }).getByRole('row', { name: /^Payment 20/ }).waitFor();
+    await page.emulateMedia({ media: 'print' });
+    await page.setViewportSize({ width: 794, height: 1123 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'print-26-lines.png'), fullPage: true });
+    await page.setViewportSize(DESKTOP);
+    await page.emulateMedia({ media: null });
+    const big = await page.pdf({ format: 'A4' });
+    writeFileSync(path.join(ARTIFACTS, 'plan-and-reality-26-lines.pdf'), big);
+    expect(pdfPages(big)).toBe(1);
+    expect((await s.call('DELETE', `/budgets/${meeting.body.id}`)).status).toBe(204);
   });
 
   it('item 5: Home’s card shows this month’s planned and spent of the budget covering it with the latest from; ties by the highest id; none: no card', async () => {
