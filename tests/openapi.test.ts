@@ -103,6 +103,12 @@ const FULL = [
   'get /budgets/{id}',
   'put /budgets/{id}',
   'delete /budgets/{id}',
+  // D27 (full tier).
+  'get /dues-plans',
+  'post /dues-plans',
+  'get /dues-plans/{id}',
+  'put /dues-plans/{id}',
+  'delete /dues-plans/{id}',
   // D22 (full tier).
   'post /transactions/{id}/attachments',
   'get /transactions/{id}/attachments',
@@ -642,6 +648,23 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'GET', '/reports/budget?id=x'), 'GET', '/reports/budget');
     await expectDocumented(await h.call(token, 'DELETE', `/budgets/${budget.id}`), 'DELETE', '/budgets/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/budgets/${budget.id}`), 'DELETE', '/budgets/{id}');
+
+    // D27: dues plans (a future start: nothing is charged), the 409 of a plan a person follows.
+    const duesBody = { name: 'OA dues', amount_cents: 500, every: 'quarter', start_on: '2031-01-31', income_account_id: ids['OA Salary']! };
+    const duesPlan = await expectDocumented(await h.call(token, 'POST', '/dues-plans', duesBody), 'POST', '/dues-plans');
+    await expectDocumented(await h.call(token, 'POST', '/dues-plans', { ...duesBody, income_account_id: ids['OA Food']! }), 'POST', '/dues-plans');
+    await expectDocumented(await h.call(token, 'GET', '/dues-plans'), 'GET', '/dues-plans');
+    await expectDocumented(await h.call(token, 'GET', `/dues-plans/${duesPlan.id}`), 'GET', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/dues-plans/x'), 'GET', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/dues-plans/999999'), 'GET', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/dues-plans/${duesPlan.id}`, { ...duesBody, amount_cents: 600 }), 'PUT', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/dues-plans/${duesPlan.id}`, { ...duesBody, every: 'week' }), 'PUT', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/dues-plans/999999', duesBody), 'PUT', '/dues-plans/{id}');
+    const duesMember = await (await h.call(token, 'POST', '/people', { name: 'OA dues member', dues_plan_id: duesPlan.id })).json();
+    await expectDocumented(await h.call(token, 'DELETE', `/dues-plans/${duesPlan.id}`), 'DELETE', '/dues-plans/{id}');
+    expect((await h.call(token, 'DELETE', `/people/${duesMember.id}`)).status).toBe(204);
+    await expectDocumented(await h.call(token, 'DELETE', `/dues-plans/${duesPlan.id}`), 'DELETE', '/dues-plans/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/dues-plans/${duesPlan.id}`), 'DELETE', '/dues-plans/{id}');
 
     // D22: a receipt added (and refused: too large, not a receipt, no such transaction, 20 already), listed, read, removed.
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
