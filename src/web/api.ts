@@ -255,3 +255,22 @@ export interface BudgetRequest {
 }
 /** D26: plan and reality (`GET /reports/budget`). */
 export type BudgetReport = v.InferOutput<typeof BudgetReportShape>;
+
+// D27: people and dues plans, the output types of the server's valibot schemas (type-only).
+/** D27: a person of the book (a club's member, a family member), with their account's balance (natural sign: > 0 they owe the book). */
+export type Person = v.InferOutput<typeof import('../book/views').Person>;
+/** D27: what `POST /people`, `PUT /people/{id}` and each person of `POST /people/batch` take. */
+export type PersonRequest = import('../book/people').NewPerson;
+/** D27: `POST /people/batch`'s refusal, one per person at fault (`index` 0-based in the list sent). */
+export interface BatchError {
+  index: number;
+  error: string;
+}
+/** D27: who owes (`GET /reports/people?as_of=`), every person whose balance is not zero. */
+export type PeopleReport = v.InferOutput<typeof import('../book/views').WhoOwes>;
+/** D27: a person's statement of account (`GET /people/{id}/statement?from=&to=`), natural sign. */
+export type PersonStatement = v.InferOutput<typeof import('../book/views').PersonStatement>;
+/** D27: a dues plan (`GET /dues-plans`), `members` how many people follow it. */
+export type DuesPlan = v.InferOutput<typeof import('../book/views').DuesPlan>;
+/** D27: what `POST /dues-plans` and `PUT /dues-plans/{id}` take. */
+export type DuesPlanRequest = import('../book/dues-plans').NewDuesPlan;

@@ -10,6 +10,7 @@ import { AmountField, amountOrThrow } from './AmountField';
 import { reconcilePath, registerPath } from './Reconcile';
 import { confirmFarDate, useBookYears, Notice } from './RecordForm';
 import { naturalBalance, twoEntries } from '../../book/rules';
+import { peopleAccounts } from '../people-accounts';
 
 const KINDS: Kind[] = ['asset', 'liability', 'equity', 'income', 'expense'];
 type Balance = Account & { balance_cents: number };
@@ -302,7 +303,9 @@ export function Accounts() {
 
   const load = useCallback(async () => {
     // as_of = today where the person is, as the transaction forms date things (not the API's UTC today).
-    setBalances((await api<{ accounts: Balance[] }>('GET', withQuery('/reports/balances', { as_of: today() }))).accounts);
+    const [report, people] = await Promise.all([api<{ accounts: Balance[] }>('GET', withQuery('/reports/balances', { as_of: today() })), peopleAccounts()]);
+    // D27: people's accounts are shown, changed and deleted under People (Members), with the person.
+    setBalances(report.accounts.filter((a) => !people.has(a.id)));
   }, []);
   useEffect(() => void load().catch((e: Error) => setError(e.message)), [load]);
   const changed = async (words?: string) => {
