@@ -44,9 +44,11 @@ function errorText(result: Result): string {
 const TOOLS = [
   'create_account',
   'create_budget',
+  'create_person',
   'create_schedule',
   'delete_transaction',
   'get_budget_report',
+  'get_person_statement',
   'get_reconciliation',
   'get_report',
   'get_settings',
@@ -57,6 +59,7 @@ const TOOLS = [
   'list_budgets',
   'list_changes',
   'list_due',
+  'list_people',
   'list_schedules',
   'list_transactions',
   'move_money',
@@ -70,6 +73,7 @@ const TOOLS = [
   'restore_transaction',
   'search_transactions',
   'update_transaction',
+  'who_owes',
 ];
 
 describeEachDatabase('MCP endpoint /mcp (D8)', (h) => {

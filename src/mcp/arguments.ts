@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { NewAccountSchema } from '../book/accounts';
 import { NewBudgetSchema } from '../book/budgets';
+import { NewPersonSchema, PeopleQuerySchema } from '../book/people';
+import { WhoOwesQuerySchema } from '../book/people-report';
 import { ImportPreviewRequestSchema, ImportRequestSchema } from '../book/imports/booking';
 import { NewReconciliationSchema, ReconciliationQuerySchema } from '../book/reconciliation';
 import { NewScheduleSchema } from '../book/schedules';
@@ -166,6 +168,11 @@ export const ARGS = {
   }),
   // POST /budgets' body, with its checks across fields (to not before from, at most 36 months).
   create_budget: NewBudgetSchema,
+  // D27: the twins of GET /people?q=, GET /people/{id}/statement, GET /reports/people and POST /people.
+  list_people: v.object({ q: PeopleQuerySchema.entries.q }),
+  get_person_statement: v.object({ person_id: pathIdArg('person', 'the person (id of list_people)'), ...PeriodSchema.entries }),
+  who_owes: v.object({ ...WhoOwesQuerySchema.entries }),
+  create_person: NewPersonSchema,
 } satisfies Record<string, ArgumentsSchema>;
 
 /** A tool's arguments: an object, maybe with checks across its fields (create_schedule). */

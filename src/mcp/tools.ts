@@ -25,15 +25,21 @@ import {
   int,
   ListedTransaction,
   Monthly,
+  Person,
+  PersonStatement,
   Reconciliation,
   ReconciliationStatus,
   Schedule,
   Settings,
   Transaction,
+  WhoOwes,
 } from '../book/views';
 import { listAttachments } from '../book/attachments';
 import { budgetReport } from '../book/budget-report';
 import { createBudget, listBudgets } from '../book/budgets';
+import { createPerson, listPeople } from '../book/people';
+import { whoOwes } from '../book/people-report';
+import { personStatement } from '../book/statement';
 import { importStatement, previewImport } from '../book/imports/booking';
 import { reconcileAccount, reconciliationStatus } from '../book/reconciliation';
 import { createScheduleAndPostDue } from '../book/schedule-posting';
@@ -121,6 +127,10 @@ const OUTPUT = {
   list_budgets: v.strictObject({ budgets: v.pipe(v.array(Budget), v.description('by from, then id')) }),
   get_budget_report: BudgetReport,
   create_budget: Budget,
+  list_people: v.strictObject({ people: v.pipe(v.array(Person), v.description('by name')) }),
+  get_person_statement: PersonStatement,
+  who_owes: WhoOwes,
+  create_person: Person,
 } satisfies Record<ToolName, v.GenericSchema>;
 
 type OutputOf<N extends ToolName> = v.InferOutput<(typeof OUTPUT)[N]>;
@@ -220,6 +230,10 @@ const ANNOTATIONS: Record<ToolName, ToolAnnotations> = {
   list_budgets: READ,
   get_budget_report: READ,
   create_budget: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  list_people: READ,
+  get_person_statement: READ,
+  who_owes: READ,
+  create_person: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
 };
 
 /**
@@ -303,5 +317,9 @@ export async function createLedgerMcpServer(context: McpContext): Promise<McpSer
   tool('list_budgets', async () => ({ budgets: await listBudgets(db) }));
   tool('get_budget_report', ({ budget_id, as_of }) => budgetReport(db, { id: budget_id, as_of }));
   tool('create_budget', (input) => createBudget(db, input, author));
+  tool('list_people', async ({ q }) => ({ people: await listPeople(db, { q }) }));
+  tool('get_person_statement', ({ person_id, ...period }) => personStatement(db, person_id, period));
+  tool('who_owes', (query) => whoOwes(db, query));
+  tool('create_person', (input) => createPerson(db, input, author));
   return server;
 }

@@ -16,11 +16,17 @@ const BUDGET_WORDS: Record<BookStyle, { budget: string; budgets: string; spend: 
   club: { budget: 'plan', budgets: 'plans', spend: 'pay out' },
 };
 
-type ToolWords = Words & { plan: (typeof BUDGET_WORDS)[BookStyle] };
+/** D27, D12: the people money is owed by or to: a club's members, a household's people. */
+const PEOPLE_WORDS: Record<BookStyle, { person: string; people: string }> = {
+  personal: { person: 'person', people: 'people' },
+  club: { person: 'member', people: 'members' },
+};
+
+type ToolWords = Words & { plan: (typeof BUDGET_WORDS)[BookStyle]; who: (typeof PEOPLE_WORDS)[BookStyle] };
 
 /** Every tool's title (a name for people, from MCP 2025-06-18 on) and description, from the words of one book style only. */
 export function describeTools(style: BookStyle): Record<ToolName, { title: string; description: string }> {
-  const w: ToolWords = { ...VOCABULARY[style], plan: BUDGET_WORDS[style] };
+  const w: ToolWords = { ...VOCABULARY[style], plan: BUDGET_WORDS[style], who: PEOPLE_WORDS[style] };
   const titles = titleTools(w);
   const descriptions = toolDescriptions(w);
   return Object.fromEntries(
@@ -58,6 +64,10 @@ function titleTools(w: ToolWords): Record<ToolName, string> {
     list_budgets: `List ${w.plan.budgets}`,
     get_budget_report: `Compare a ${w.plan.budget} with what happened`,
     create_budget: `Create a ${w.plan.budget}`,
+    list_people: `List ${w.who.people}`,
+    get_person_statement: `Read a ${w.who.person}'s statement of account`,
+    who_owes: 'Who owes, and since when',
+    create_person: `Add a ${w.who.person}`,
   };
 }
 
@@ -153,5 +163,21 @@ function toolDescriptions(w: ToolWords): Record<ToolName, string> {
       `[{account_id, amount_cents, per, rollover?}] in the order to show them, each naming an ${budgetAccount} at most once. ` +
       `amount_cents is what we plan to earn or ${w.plan.spend}, in cents (0 or more); per "month" plans it for every month, ` +
       `"period" once for the whole ${w.plan.budget}; rollover (only with month) carries what a month leaves over, or overruns, into the next.`,
+    list_people:
+      `List the ${w.who.people} (money is owed by or to each), by name: id, name, email, iban, member_no, joined_on, left_on, ` +
+      `mandate, dues_plan_id, note, their own account_id and balance_cents (above zero the ${w.who.person} owes the book, below ` +
+      'zero the book owes them). q finds by words of the name, email or member number, ignoring case and accents.',
+    get_person_statement:
+      `Read a ${w.who.person}'s statement of account (person_id from list_people) between from and to (default the first and ` +
+      'last transaction dates): the opening balance, each line oldest first with its amount (a charge positive, a payment ' +
+      'negative) and the running balance, and the closing balance, in cents.',
+    who_owes:
+      `Who owes, and since when: every ${w.who.person} whose balance as of as_of (default today) is not zero, by name, with ` +
+      'balance_cents, overdue_cents (what they owe) and overdue_since (the date of the oldest charge not yet paid: payments ' +
+      'settle the oldest charges first); owed_to_book_cents and owed_by_book_cents total what is owed either way.',
+    create_person:
+      `Add a ${w.who.person} with their own account (named as them, so no account may have that name yet): name, and optionally ` +
+      `email, iban (checked), member_no (1–35 characters, unique), joined_on, left_on (not before joined_on), mandate ` +
+      "{id, signed_on} (a SEPA mandate reference), dues_plan_id and note. What their dues plan has due is charged at once.",
   };
 }
