@@ -350,6 +350,16 @@ describeEachDatabase('D27 payments in: statement lines recognised as a person\'s
     const first = await json(await api('GET', `/transactions/${created[0]}`));
     expect(first.entries.map((e: Json) => [e.account_name, e.amount_cents])).toEqual([['Girokonto', 3000], ['Anna Schmidt', -3000]]);
   });
+
+  it('a returned direct debit (money out naming the mandate, the club as creditor) is matched to its person, who owes again (D27)', async () => {
+    const before = await balance(ids['Bernd Müller']!);
+    // As banks write a return: the original parties kept, so the creditor is the club itself.
+    const returned = camt053([{ ref: 'R-01', cents: -3000, on: '2026-03-20', other: { name: 'TSV Musterstadt e.V.', iban: CLUB_IBAN }, text: 'RUECKLASTSCHRIFT MNDT-2024-0007 MD06 Beitrag' }]);
+    const answer = await preview(request('camt053', returned));
+    expect(recognised(answer)).toEqual([[1, 'Bernd Müller', 'reference', 'Bernd Müller']]);
+    expect((await api('POST', '/imports', request('camt053', returned))).status).toBe(201);
+    expect(await balance(ids['Bernd Müller']!)).toBe(before + 3000);
+  });
 });
 
 describeEachDatabase('D27 payments in: a book without people answers as before', (h) => {
