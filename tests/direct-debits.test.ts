@@ -111,6 +111,27 @@ describeEachDatabase('issue 41: collecting dues by SEPA direct debit (D27)', (h)
     expect(await balanceOf('anna')).toBe(1000);
   });
 
+  it('D27: GET /direct-debits/draft says who a collection would take and for how much, and who is skipped and why — nothing written', async () => {
+    const draft = await expectStatus(await api('GET', `/direct-debits/draft?collect_on=${collectOn}`), 200);
+    expect(draft).toEqual({
+      collect_on: collectOn,
+      people: [
+        { person_id: person.anna.id, name: 'Anna Schmidt', amount_cents: 1000 },
+        { person_id: person.juergen.id, name: 'Jürgen Weiß & Söhne <Test>', amount_cents: 3000 },
+      ],
+      count: 2,
+      total_cents: 4000,
+      skipped: [
+        { person_id: person.carl.id, reason: 'no_iban' },
+        { person_id: person.dora.id, reason: 'mandate_after_collect_on' },
+        { person_id: person.fritz.id, reason: 'no_mandate' },
+      ],
+    });
+    await refused(await api('GET', '/direct-debits/draft?collect_on=soon'), 400, /collect_on/);
+    expect(await expectStatus(await api('GET', '/direct-debits'), 200)).toEqual([]);
+    expect(await balanceOf('anna')).toBe(1000);
+  });
+
   let collection: Json;
   it('D27: POST /direct-debits collects everyone who owes and can be collected, one transaction each by name, and says who is skipped and why; they owe nothing afterwards', async () => {
     collection = await expectStatus(await api('POST', '/direct-debits', { collect_on: collectOn }), 201);
@@ -200,6 +221,23 @@ describeEachDatabase('issue 41: collecting dues by SEPA direct debit (D27)', (h)
       for (const text of [GrpHdr.InitgPty.Nm, ...txs.flatMap((t: Json) => [t.Dbtr.Nm, t.RmtInf.Ustrd])]) expect(text).toMatch(/^[A-Za-z0-9/?:().,'+\- ]+$/);
     });
   }
+
+  it('D27: the pre-notifications say each person collected the amount, date, mandate and creditor identifier, as JSON and as CSV for a mail merge', async () => {
+    const notes = await expectStatus(await api('GET', `/direct-debits/${collection.id}/pre-notifications`), 200);
+    expect(notes).toEqual([
+      { person_id: person.anna.id, name: 'Anna Schmidt', email: null, amount_cents: 1000, collect_on: collectOn, mandate_id: 'M-0042', creditor_name: CREDITOR.creditor_name, creditor_id: 'DE98ZZZ09999999999', remittance: 'Membership 2026-02, Membership 2026-03' },
+      { person_id: person.juergen.id, name: 'Jürgen Weiß & Söhne <Test>', email: null, amount_cents: 3000, collect_on: collectOn, mandate_id: 'W.2024-7', creditor_name: CREDITOR.creditor_name, creditor_id: 'DE98ZZZ09999999999', remittance: 'Youth 2026' },
+    ]);
+    const res = await api('GET', `/direct-debits/${collection.id}/pre-notifications.csv`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(await res.text()).toBe(
+      'name,email,amount,collect_on,mandate_id,creditor_name,creditor_id,remittance\r\n' +
+      `Anna Schmidt,,10.00,${collectOn},M-0042,TSV Grün-Weiß & Co <Kasse>,DE98ZZZ09999999999,"Membership 2026-02, Membership 2026-03"\r\n` +
+      `Jürgen Weiß & Söhne <Test>,,30.00,${collectOn},W.2024-7,TSV Grün-Weiß & Co <Kasse>,DE98ZZZ09999999999,Youth 2026\r\n`,
+    );
+    await refused(await api('GET', '/direct-debits/999999/pre-notifications'), 404, /no such direct debit/);
+  });
 
   it('D27: the file refuses an unknown version (400) and an unknown collection (404)', async () => {
     await refused(await api('GET', `/direct-debits/${collection.id}/pain.008.xml?version=001.07`), 400, /version/);

@@ -69,6 +69,19 @@ function skipReason(d: Debtor, collectOn: string): Skip['reason'] | null {
   return null;
 }
 
+/** Who a collection on `collectOn` takes (by name), and who owes but is skipped, and why. */
+async function selection(db: Db, collectOn: string, listed: readonly number[] | undefined) {
+  const owing = await debtors(db, listed);
+  const skipped: Skip[] = [];
+  const collected: Debtor[] = [];
+  for (const d of owing) {
+    const reason = skipReason(d, collectOn);
+    if (reason) skipped.push({ person_id: d.id, reason });
+    else collected.push(d);
+  }
+  return { owing, collected, skipped };
+}
+
 /** The people who owe (balance above zero), by name; all of them, or those listed. */
 async function debtors(db: Db, listed: readonly number[] | undefined): Promise<Debtor[]> {
   const only = listed ? sql`where p.id = any(${`{${listed.join(',')}}`}::integer[])` : sql``;
@@ -138,6 +151,24 @@ async function inTransitAccount(db: Db, actor: Actor): Promise<number> {
   return made!.id;
 }
 
+/** `GET /direct-debits/draft` query: what a collection would take, before it is made. */
+export const DirectDebitDraftQuerySchema = v.object({ collect_on: dateString('collect_on') });
+
+/**
+ * What POST /direct-debits would collect on `collect_on` now (nothing written): each person with
+ * the amount, and who is skipped and why — the page shows it before the treasurer collects.
+ */
+export async function draftDirectDebit(db: Db, collectOn: string) {
+  const { collected, skipped } = await selection(db, collectOn, undefined);
+  return {
+    collect_on: collectOn,
+    people: collected.map((d) => ({ person_id: d.id, name: d.name, amount_cents: d.balance_cents })),
+    count: collected.length,
+    total_cents: collected.reduce((sum, d) => sum + d.balance_cents, 0),
+    skipped,
+  };
+}
+
 /** `POST /direct-debits` (D27): one collection, wholly or not at all. */
 export async function createDirectDebit(db: Db, input: NewDirectDebit, author: Author, today = todayUtc()): Promise<DirectDebit> {
   if (input.collect_on < today) throw invalid(`collect_on must be today (${today}) or later`);
@@ -152,14 +183,7 @@ export async function createDirectDebit(db: Db, input: NewDirectDebit, author: A
       const missing = listed.find((id) => !known.some((k) => k.id === id));
       if (missing !== undefined) throw invalid(`people: there is no person ${missing}`);
     }
-    const owing = await debtors(tx, listed);
-    const skipped: Skip[] = [];
-    const collected: Debtor[] = [];
-    for (const d of owing) {
-      const reason = skipReason(d, input.collect_on);
-      if (reason) skipped.push({ person_id: d.id, reason });
-      else collected.push(d);
-    }
+    const { owing, collected, skipped } = await selection(tx, input.collect_on, listed);
     if (collected.length === 0) {
       throw conflict(owing.length === 0 ? 'nobody owes anything: there is nothing to collect' : 'nobody who owes can be collected: each lacks an IBAN or a mandate signed by the collection date');
     }
@@ -250,6 +274,30 @@ export async function deleteDirectDebit(db: Db, id: number, actor: Actor): Promi
     for (const { transaction_id } of live) await deleteTransaction(tx, Number(transaction_id), actor);
     await tx.delete(directDebits).where(eq(directDebits.id, id));
   });
+}
+
+/**
+ * The pre-notification of each person collected (SEPA Core: the debtor is told amount, date,
+ * mandate reference and creditor identifier before the debit), by name: for a letter or a mail merge.
+ */
+export async function preNotifications(db: Db, id: number) {
+  const { head, items, sepa } = await collectionForFile(db, id);
+  const emails = new Map(
+    rowsOf<{ id: number; name: string; email: string | null }>(
+      await db.execute(sql`select p.id, p.name, p.email from ${people} p join ${directDebitItems} i on i.person_id = p.id where i.direct_debit_id = ${id}`),
+    ).map((p) => [Number(p.id), p]),
+  );
+  return items.map((i) => ({
+    person_id: i.personId,
+    name: emails.get(i.personId)?.name ?? i.debtorName,
+    email: emails.get(i.personId)?.email ?? null,
+    amount_cents: i.amountCents,
+    collect_on: head.collectOn,
+    mandate_id: i.mandateId,
+    creditor_name: sepa?.creditor_name ?? null,
+    creditor_id: sepa?.creditor_id ?? null,
+    remittance: i.remittance,
+  }));
 }
 
 /** What the bank file needs of one collection: its record, and each person collected as the file tells them. */

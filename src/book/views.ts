@@ -305,6 +305,27 @@ export const DirectDebit = responseSchema('DirectDebit', v.strictObject({
   ),
 }));
 
+/** D27: what a collection on a date would take, before it is made (nothing written). */
+export const DirectDebitDraft = responseSchema('DirectDebitDraft', v.strictObject({
+  collect_on: date,
+  people: v.pipe(v.array(v.strictObject({ person_id: int, name: v.string(), amount_cents: cents })), v.description('by name')),
+  count: int,
+  total_cents: cents,
+  skipped: v.array(v.strictObject({ person_id: int, reason: v.picklist(['no_iban', 'no_mandate', 'mandate_after_collect_on']) })),
+}));
+/** D27: what one person collected is told before the debit (SEPA Core's pre-notification). */
+export const PreNotification = responseSchema('PreNotification', v.strictObject({
+  person_id: int,
+  name: v.string(),
+  email: v.nullable(v.string()),
+  amount_cents: cents,
+  collect_on: date,
+  mandate_id: v.nullable(v.string()),
+  creditor_name: v.nullable(v.string()),
+  creditor_id: v.nullable(v.string()),
+  remittance: v.string(),
+}));
+
 /** D15: a record of the change log; `before` and `after` are the subject's full read shapes. */
 export const Change = responseSchema('Change', v.strictObject({
   id: int,

@@ -1,7 +1,10 @@
 import * as v from 'valibot';
-import { createDirectDebit, deleteDirectDebit, getDirectDebit, listDirectDebits, NewDirectDebitSchema } from '../book/direct-debits';
+import { stringify } from 'csv-stringify/sync';
+import { createDirectDebit, deleteDirectDebit, DirectDebitDraftQuerySchema, draftDirectDebit, getDirectDebit, listDirectDebits, NewDirectDebitSchema, preNotifications } from '../book/direct-debits';
+import { decimal } from '../book/exports';
+import { guardFormula } from '../book/exports-csv';
 import { pain008File, Pain008QuerySchema } from '../book/pain008';
-import { DirectDebit } from '../book/views';
+import { DirectDebit, DirectDebitDraft, PreNotification } from '../book/views';
 import { badId, badJson, badQuery, positiveId, refused } from './replies';
 import { route } from './route';
 import { authorOf } from './tiers';
@@ -36,6 +39,42 @@ export const directDebitRoutes = [
     },
     {},
     async (c) => c.json(await listDirectDebits(c.var.db)),
+  ),
+  route(
+    {
+      method: 'get', path: '/direct-debits/draft', tier: 'full', summary: 'What a collection on a date would take, nothing written (D27)', query: DirectDebitDraftQuerySchema,
+      responses: { 200: { description: 'The people to collect (by name) and the amounts, and who is skipped and why.', json: DirectDebitDraft }, 400: badQuery },
+    },
+    {},
+    async (c, { query }) => c.json(await draftDirectDebit(c.var.db, query.collect_on)),
+  ),
+  route(
+    {
+      method: 'get', path: '/direct-debits/{id}/pre-notifications', tier: 'full', summary: 'What each person collected is told before the debit (D27)', params: { id: positiveId },
+      responses: { 200: { description: 'One per person collected, by name.', json: v.array(PreNotification) }, 400: badId, 404: noSuchDirectDebit },
+    },
+    {},
+    async (c) => c.json(await preNotifications(c.var.db, directDebitId(c.req.param('id')))),
+  ),
+  route(
+    {
+      method: 'get', path: '/direct-debits/{id}/pre-notifications.csv', tier: 'full', summary: 'The pre-notifications as CSV, for a mail merge (D27)', params: { id: positiveId },
+      responses: {
+        200: { description: 'RFC 4180, header `name,email,amount,collect_on,mandate_id,creditor_name,creditor_id,remittance`; a text cell a spreadsheet would read as a formula is prefixed with `\'`.', text: 'CSV', media: 'text/csv' },
+        400: badId,
+        404: noSuchDirectDebit,
+      },
+    },
+    {},
+    async (c) => {
+      const id = directDebitId(c.req.param('id'));
+      const rows = (await preNotifications(c.var.db, id)).map((n) => [
+        guardFormula(n.name), guardFormula(n.email ?? ''), decimal(BigInt(n.amount_cents)), n.collect_on, guardFormula(n.mandate_id ?? ''),
+        guardFormula(n.creditor_name ?? ''), n.creditor_id ?? '', guardFormula(n.remittance),
+      ]);
+      const csv = stringify([['name', 'email', 'amount', 'collect_on', 'mandate_id', 'creditor_name', 'creditor_id', 'remittance'], ...rows], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+      return c.body(csv, 200, { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="pre-notifications-${id}.csv"` });
+    },
   ),
   route(
     {
