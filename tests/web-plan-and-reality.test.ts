@@ -94,6 +94,8 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('issue 39: Plan and reality
       // Groceries: 312.40 of the 462.10 available fills the bar that far.
       expect(Number(await page.locator('.plan-lines li').nth(1).locator('.plan-bar-fill').getAttribute('width'))).toBeCloseTo((100 * FIGURES.groceries.month) / FIGURES.groceries.available, 5);
       expect(await noSideways(), `no sideways scrolling at ${viewport.width} px`).toBe(true);
+      // The whole budget's table fits the phone too: nothing of it hides behind its own scrolling.
+      expect(await page.locator('.plan-table').evaluate((t) => t.parentElement!.scrollWidth <= t.parentElement!.clientWidth + 1)).toBe(true);
       await page.screenshot({ path: path.join(ARTIFACTS, `report-${viewport.width}.png`), fullPage: true });
     }
     await page.setViewportSize(DESKTOP);
