@@ -204,6 +204,21 @@ describeEachDatabase('issue 40 item 2: dues plans and dues that post themselves 
     ]);
   });
 
+  it('D27: a change of plan through PUT /people charges no past of the new plan; the old plan\'s charges stay, once', async () => {
+    const youth = await expectStatus(await api('POST', '/dues-plans', { name: 'Youth (PUT)', amount_cents: 3000, every: 'year', start_on: firstOfMonthsAgo(3), income_account_id: ids['Youth dues'] }), 201);
+    const adult = await expectStatus(await api('POST', '/dues-plans', { name: 'Adult (PUT)', amount_cents: 800, every: 'month', start_on: firstOfMonthsAgo(3), income_account_id: ids.Dues }), 201);
+    const made = await expectStatus(await api('POST', '/people', { name: 'Piet Put', dues_plan_id: youth.id }), 201);
+    expect(await charges(made.id)).toEqual([{ on: firstOfMonthsAgo(3), description: `Youth (PUT) ${firstOfMonthsAgo(3).slice(0, 4)}`, cents: 3000 }]);
+    await expectStatus(await api('PUT', `/people/${made.id}`, { name: 'Piet Put', dues_plan_id: adult.id }), 200);
+    await postDuesFor(h.db);
+    // The Adult plan's occurrences before the day of the change count as handled: at most today's is charged.
+    const today = realToday();
+    expect(await charges(made.id)).toEqual([
+      { on: firstOfMonthsAgo(3), description: `Youth (PUT) ${firstOfMonthsAgo(3).slice(0, 4)}`, cents: 3000 },
+      ...(today === firstOfMonthsAgo(0) ? [{ on: today, description: `Adult (PUT) ${today.slice(0, 7)}`, cents: 800 }] : []),
+    ]);
+  });
+
   it('D27: a changed amount counts only from the next occurrence; a PUT never re-posts or changes what was posted, and its new dates before today count as handled', async () => {
     const made = await plan({ name: 'Raised', start_on: '2024-01-01' });
     const payer = await person('Paula Payer', made.id);
