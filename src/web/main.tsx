@@ -11,6 +11,7 @@ import { Budgets } from './pages/Budgets';
 import { Changes } from './pages/Changes';
 import { Consent } from './pages/Consent';
 import { Device } from './pages/Device';
+import { DirectDebits } from './pages/DirectDebits';
 import { DuesPlans } from './pages/DuesPlans';
 import { Home } from './pages/Home';
 import { Import } from './pages/Import';
@@ -39,6 +40,7 @@ const PAGES: Record<string, () => React.JSX.Element> = {
   '/people': People,
   '/people/statement': PersonStatement,
   '/dues': DuesPlans,
+  '/direct-debits': DirectDebits,
   '/settings': Settings,
   '/history': Changes,
   '/authorize': Consent,
