@@ -80,9 +80,13 @@ export async function getDuesPlan(db: Db, id: number): Promise<DuesPlan> {
   return found;
 }
 
-/** The plan's row, locked until the transaction ends (the posting takes it too); 404 when there is none. */
-async function lockPlan(db: Db, id: number): Promise<Row> {
-  const [row] = await db.select().from(duesPlans).where(eq(duesPlans.id, id)).for('update');
+/**
+ * The plan's row, locked until the transaction ends; 404 when there is none. A PUT takes it as the
+ * posting does (no key update: a person saved meanwhile, whose foreign key takes a key-share lock,
+ * does not wait); a delete takes it whole.
+ */
+async function lockPlan(db: Db, id: number, mode: 'update' | 'no key update' = 'no key update'): Promise<Row> {
+  const [row] = await db.select().from(duesPlans).where(eq(duesPlans.id, id)).for(mode);
   if (!row) throw notFound(NO_SUCH_DUES_PLAN);
   return row;
 }
@@ -166,7 +170,7 @@ export function replaceDuesPlan(db: Db, id: number, input: NewDuesPlan, actor: A
 /** DELETE /dues-plans/{id}: 409 while a person follows it; what it posted stays (its handled keys go with it). */
 export function deleteDuesPlan(db: Db, id: number, actor: Actor): Promise<void> {
   return db.transaction(async (tx) => {
-    await lockPlan(tx, id);
+    await lockPlan(tx, id, 'update');
     const before = await getDuesPlan(tx, id);
     // The people's rows are read with a key-share lock: a person given this plan meanwhile waits, then fails its foreign key.
     const [followed] = rowsOf<{ n: number }>(

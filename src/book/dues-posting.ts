@@ -56,7 +56,9 @@ interface Due {
  */
 export function postDuesBatch(db: Db, planId: number, today: string, personId?: number): Promise<number> {
   return db.transaction(async (tx) => {
-    const [plan] = await tx.select().from(duesPlans).where(eq(duesPlans.id, planId)).for('update');
+    // The plan's row, as a PUT of it takes it (no key update): a PUT is wholly before or after the
+    // batch, while a person saved meanwhile (whose foreign key takes a key-share lock) never waits.
+    const [plan] = await tx.select().from(duesPlans).where(eq(duesPlans.id, planId)).for('no key update');
     if (!plan) return 0;
     const [book] = await tx.select({ closedThrough: settings.closedThrough }).from(settings);
     const closed = book?.closedThrough ?? null;
