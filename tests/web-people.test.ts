@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { missingBrowserPrerequisite, openWebSession, STRICT_BROWSER, type WebSession } from './support/web-session';
@@ -15,6 +17,8 @@ const EMAIL = 'treasurer@people.example';
 const PASSWORD = 'the treasurer of the club';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1100, height: 900 };
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const missing = missingBrowserPrerequisite();
 if (missing && !STRICT_BROWSER) console.warn(`web-people.test.ts skipped: ${missing}`);
@@ -53,6 +57,16 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('People and dues in chromiu
         void (accept ? dialog.accept() : dialog.dismiss());
       }),
     );
+  /** The serious and critical axe-core violations (WCAG 2 A and AA) on the page as it is now. */
+  const axeViolations = async (): Promise<string[]> => {
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      type Found = { id: string; impact: string | null; nodes: { target: string[] }[] };
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Found[] }> } }).axe;
+      return (await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations;
+    });
+    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  };
   const paste = async (text: string) => {
     const form = page.getByRole('form', { name: 'Paste a member list' });
     await form.getByLabel('Rows copied from a spreadsheet, the first row naming the columns').fill(text);
@@ -200,7 +214,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('People and dues in chromiu
 
     await page.goto(`${s.web}/people`);
     const asked = answerNext(true);
-    await page.getByRole('button', { name: 'Forget the personal data of Bernd Müller' }).click();
+    await page.getByRole('button', { name: 'Forget personal data of Bernd Müller' }).click();
     expect(await asked).toContain('Forget the personal data of “Bernd Müller”?');
     await page.getByRole('status').filter({ hasText: 'The personal data of “Bernd Müller” is forgotten' }).waitFor();
     const bernd = (await s.call('GET', `/people/${(await people()).find((p) => p.name === 'Bernd Müller')!.id}`)).body;
@@ -215,11 +229,13 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('People and dues in chromiu
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await page.locator('main table').first().waitFor();
         expect(await noSideways(), path).toBe(true);
+        expect(await axeViolations(), path).toEqual([]);
       }
       await page.goto(`${s.web}/people`);
       await paste(GOOD_LIST.replace(/Anna/g, 'Ada').replace(/Bernd/g, 'Ben').replace(/Clara/g, 'Cleo').replace(/\t(\d)\t/g, '\t1$1\t'));
       await page.getByRole('table', { name: 'The list as it will be added' }).waitFor();
       expect(await noSideways()).toBe(true);
+      expect(await axeViolations()).toEqual([]);
       expect(s.faults).toEqual([]);
     } finally {
       await page.setViewportSize(DESKTOP);
