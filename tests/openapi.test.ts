@@ -109,6 +109,14 @@ const FULL = [
   'get /dues-plans/{id}',
   'put /dues-plans/{id}',
   'delete /dues-plans/{id}',
+  'get /people',
+  'post /people',
+  'post /people/batch',
+  'get /people/{id}',
+  'put /people/{id}',
+  'delete /people/{id}',
+  'post /people/{id}/forget',
+  'get /people/{id}/statement',
   // D22 (full tier).
   'post /transactions/{id}/attachments',
   'get /transactions/{id}/attachments',
@@ -141,7 +149,7 @@ const BODYLESS_SUCCESSES = ['post /oauth/revoke 200', 'post /mcp 202', 'get /att
 /** Operations that never succeed (D8: a stateless transport has no stream and no session). */
 const NO_SUCCESS = ['get /mcp', 'delete /mcp'];
 /** POST operations without a request body. */
-const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin', 'post /transactions/{id}/restore', 'post /schedules/{id}/occurrences/{date}/skip'];
+const NO_REQUEST_BODY = ['post /auth/logout', 'post /auth/webauthn/register/begin', 'post /auth/webauthn/auth/begin', 'post /transactions/{id}/restore', 'post /schedules/{id}/occurrences/{date}/skip', 'post /people/{id}/forget'];
 
 type Json = any;
 interface Doc {
@@ -311,7 +319,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
             const refs = [schema.$ref, ...(schema.anyOf ?? []).map((s: Json) => s.$ref)].filter(Boolean);
             expect(refs.length, `${what}: a named error shape`).toBeGreaterThan(0);
             for (const ref of refs) {
-              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal', 'ReconciliationDifference', 'AccountInUse'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
+              expect(['Error', 'OAuthError', 'JsonRpcError', 'StatementRefusal', 'ReconciliationDifference', 'AccountInUse', 'PeopleBatchErrors'].map((n) => `#/components/schemas/${n}`), `${what}: error shape`).toContain(ref);
             }
           }
         }
@@ -665,6 +673,34 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     expect((await h.call(token, 'DELETE', `/people/${duesMember.id}`)).status).toBe(204);
     await expectDocumented(await h.call(token, 'DELETE', `/dues-plans/${duesPlan.id}`), 'DELETE', '/dues-plans/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/dues-plans/${duesPlan.id}`), 'DELETE', '/dues-plans/{id}');
+
+    // D27: people and their accounts, the batch, forget, a statement, who owes; an account in use.
+    const person = await expectDocumented(await h.call(token, 'POST', '/people', { name: 'OA person', iban: 'DE89 3704 0044 0532 0130 00', mandate: { id: 'OA-1', signed_on: '2024-01-01' } }), 'POST', '/people');
+    await expectDocumented(await h.call(token, 'POST', '/people', { name: 'OA person 2', iban: 'DE00' }), 'POST', '/people');
+    await expectDocumented(await h.call(token, 'POST', '/people/batch', { people: [{ name: 'OA batch 1' }, { name: 'OA batch 2', member_no: 'OA-B2' }] }), 'POST', '/people/batch');
+    await expectDocumented(await h.call(token, 'POST', '/people/batch', { people: [{ name: 'OA batch 3' }, { name: 'oa batch 3' }] }), 'POST', '/people/batch');
+    await expectDocumented(await h.call(token, 'GET', '/people?q=oa&active_on=2024-01-01'), 'GET', '/people');
+    await expectDocumented(await h.call(token, 'GET', '/people?active_on=2024-02-30'), 'GET', '/people');
+    await expectDocumented(await h.call(token, 'GET', `/people/${person.id}`), 'GET', '/people/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/people/x'), 'GET', '/people/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/people/999999'), 'GET', '/people/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/people/${person.id}`, { name: 'OA person renamed', joined_on: '2024-01-01' }), 'PUT', '/people/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/people/${person.id}`, { name: 'OA person renamed', left_on: '2023-01-01', joined_on: '2024-01-01' }), 'PUT', '/people/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/people/999999', { name: 'Nobody' }), 'PUT', '/people/{id}');
+    await expectDocumented(await h.call(token, 'PUT', `/accounts/${person.account_id}`, { name: 'OA taken over' }), 'PUT', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/accounts/${person.account_id}`), 'DELETE', '/accounts/{id}');
+    await expectDocumented(await h.call(token, 'POST', `/people/${person.id}/forget`), 'POST', '/people/{id}/forget');
+    await expectDocumented(await h.call(token, 'POST', '/people/999999/forget'), 'POST', '/people/{id}/forget');
+    await expectDocumented(await h.call(token, 'POST', '/transactions', { occurred_on: '2024-03-01', description: 'OA dues paid', entries: [{ account_id: person.account_id, amount_cents: -500 }, { account_id: statementAccount.id, amount_cents: 500 }] }), 'POST', '/transactions');
+    await expectDocumented(await h.call(token, 'GET', `/people/${person.id}/statement?from=2024-01-01`), 'GET', '/people/{id}/statement');
+    await expectDocumented(await h.call(token, 'GET', `/people/${person.id}/statement?to=2024-13-01`), 'GET', '/people/{id}/statement');
+    await expectDocumented(await h.call(token, 'GET', '/people/999999/statement'), 'GET', '/people/{id}/statement');
+    await expectDocumented(await h.call(token, 'GET', '/reports/people?as_of=2024-12-31'), 'GET', '/reports/people');
+    await expectDocumented(await h.call(token, 'GET', '/reports/people?as_of=2024-12-32'), 'GET', '/reports/people');
+    await expectDocumented(await h.call(token, 'DELETE', `/people/${person.id}`), 'DELETE', '/people/{id}');
+    const leaving = await expectDocumented(await h.call(token, 'POST', '/people', { name: 'OA leaving' }), 'POST', '/people');
+    await expectDocumented(await h.call(token, 'DELETE', `/people/${leaving.id}`), 'DELETE', '/people/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/people/${leaving.id}`), 'DELETE', '/people/{id}');
 
     // D22: a receipt added (and refused: too large, not a receipt, no such transaction, 20 already), listed, read, removed.
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
