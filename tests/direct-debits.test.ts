@@ -288,9 +288,37 @@ describeEachDatabase('issue 41: collecting dues by SEPA direct debit (D27)', (h)
     }
   });
 
+  it('D27: the bank\'s credit of the batch, imported later, is matched to the collection (amount and its id in the text) and moves the total from "Direct debits in transit" to the bank; a returned debit makes its person owe again', async () => {
+    const day = new Date().toISOString().slice(0, 10).split('-').reverse().join('.');
+    const csv = [
+      'Buchungstag;Auftraggeber/Empfänger;IBAN;Verwendungszweck;Betrag (EUR)',
+      `${day};TSV Gruen-Weiss;;SEPA-Lastschrift Sammler ${collection.message_id}.P1 Anzahl 2;40,00`,
+      `${day};Schmidt, Anna;${ANNA_IBAN};RUECKLASTSCHRIFT MREF M-0042 Membership;-10,00`,
+      `${day};TSV Gruen-Weiss;;Sammler ${collection.message_id} falscher Betrag;39,00`,
+    ].join('\n');
+    const body = {
+      account_id: ids.Bank, unmatched_account_id: ids.Dues, format: 'csv', content: csv,
+      csv: { date_column: 'Buchungstag', description_column: 'Verwendungszweck', amount_column: 'Betrag (EUR)', date_format: 'DD.MM.YYYY', decimal: ',', iban_column: 'IBAN', name_column: 'Auftraggeber/Empfänger' },
+    };
+    const transit = (await json(await api('GET', '/accounts'))).find((a: Json) => a.name === 'Direct debits in transit');
+    const preview = await expectStatus(await api('POST', '/imports/preview', body), 200);
+    expect(preview.lines.map((l: Json) => [l.amount_cents, l.counter_account_id, l.person_id, l.person_match])).toEqual([
+      [4000, transit.id, null, null],
+      [-1000, person.anna.account_id, person.anna.id, 'iban'],
+      [3900, ids.Dues, null, null],
+    ]);
+    const annaBefore = await balanceOf('anna');
+    await expectStatus(await api('POST', '/imports', body), 201);
+    const register = await expectStatus(await api('GET', `/reports/accounts/${transit.id}/register?from=2000-01-01&to=2100-01-01`), 200);
+    expect(register.closing_balance_cents).toBe(0);
+    expect(register.entries.map((e: Json) => e.amount_cents)).toEqual([-4000, 1000, 3000]);
+    expect(await balanceOf('anna')).toBe(annaBefore + 1000);
+  });
+
   it('D27: DELETE /direct-debits/{id} deletes its transactions and the people owe again; then 404', async () => {
+    const annaBefore = await balanceOf('anna');
     await expectStatus(await api('DELETE', `/direct-debits/${collection.id}`), 204);
-    expect(await balanceOf('anna')).toBe(1500);
+    expect(await balanceOf('anna')).toBe(annaBefore + 1000);
     expect(await balanceOf('juergen')).toBe(3000);
     for (const id of collection.transaction_ids) await refused(await api('GET', `/transactions/${id}`), 404, /no such transaction/);
     await refused(await api('GET', `/direct-debits/${collection.id}`), 404, /no such direct debit/);

@@ -12,6 +12,7 @@ import type { ImportPreview, ImportResult, Transaction } from '../views';
 import { CsvOptionsSchema, parseStatement, STATEMENT_FORMATS, type StatementFormat, type StatementLine } from './index';
 import { DATE_FORMAT_AUTO, type DateFormat } from './date-formats';
 import { collapseWhitespace, type StatedBalance, type StatementBalances } from './statement';
+import { loadCollectionMatcher, matchCollection } from './collection-match';
 import { loadPeopleMatcher, matchPerson } from './people-match';
 import { foldCase, listImportRules, matchRule } from './rules';
 
@@ -119,15 +120,18 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
   const errors: LineError[] = [...parsed.errors];
   const rules = await listImportRules(db);
   const people = await loadPeopleMatcher(db, request.account_id);
+  const collections = await loadCollectionMatcher(db, request.account_id);
   const chosen = await chosenAccounts(db, request, parsed.lines, errors);
   const seen = new Map<string, number>();
   const lines: Plan['lines'] = [];
   for (const line of parsed.lines) {
     if (chosen.faulty.has(line.line)) continue;
-    // D27: the treasurer's choice first, then the person the payment is recognised as, then the rules.
+    // D27: the treasurer's choice first, then a direct-debit batch's credit, then the person the
+    // payment is recognised as, then the rules.
     const choice = chosen.accounts.get(line.line);
-    const person = choice === undefined ? matchPerson(people, line) : null;
-    const rule = choice === undefined && person === null ? matchRule(rules, line.description) : undefined;
+    const batch = choice === undefined ? matchCollection(collections, line) : null;
+    const person = choice === undefined && batch === null ? matchPerson(people, line) : null;
+    const rule = choice === undefined && batch === null && person === null ? matchRule(rules, line.description) : undefined;
     const fault = lineFault(line, seen, request.account_id, rule?.account_id);
     if (fault) {
       errors.push({ line: line.line, error: fault });
@@ -138,7 +142,7 @@ async function readStatement(db: Db, request: ImportPreviewRequest): Promise<Pla
       occurred_on: line.occurred_on,
       description: line.description,
       amount_cents: line.amount_cents,
-      counter_account_id: choice ?? person?.account_id ?? rule?.account_id ?? request.unmatched_account_id,
+      counter_account_id: choice ?? batch ?? person?.account_id ?? rule?.account_id ?? request.unmatched_account_id,
       rule_id: rule?.id ?? null,
       person_id: person?.person_id ?? null,
       person_match: person?.person_match ?? null,
