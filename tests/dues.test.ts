@@ -192,6 +192,8 @@ describeEachDatabase('issue 40 item 2: dues plans and dues that post themselves 
     const youth = await plan({ name: 'Youth (move)', every: 'year', start_on: '2024-01-01', amount_cents: 3000 });
     const adult = await plan({ name: 'Adult (move)', start_on: '2024-01-01', amount_cents: 800 });
     const moving = await person('Max Mover', youth.id);
+    // Someone on Adult from its start: the plan's own dates from January are due, but not to Max.
+    const always = await person('Ada Always', adult.id);
     await postDuesFor(h.db, { personId: moving.id }, '2024-07-09');
     // The people module saves the move with dues_from the day of the change, then posts for the person.
     await h.db.update(people).set({ duesPlanId: adult.id, duesFrom: '2024-07-10' }).where(sql`id = ${moving.id}`);
@@ -202,12 +204,16 @@ describeEachDatabase('issue 40 item 2: dues plans and dues that post themselves 
       { on: '2024-08-01', description: 'Adult (move) 2024-08', cents: 800 },
       { on: '2024-09-01', description: 'Adult (move) 2024-09', cents: 800 },
     ]);
+    expect((await datesOf(always.id)).length).toBe(9);
   });
 
   it('D27: a change of plan through PUT /people charges no past of the new plan; the old plan\'s charges stay, once', async () => {
     const youth = await expectStatus(await api('POST', '/dues-plans', { name: 'Youth (PUT)', amount_cents: 3000, every: 'year', start_on: firstOfMonthsAgo(3), income_account_id: ids['Youth dues'] }), 201);
     const adult = await expectStatus(await api('POST', '/dues-plans', { name: 'Adult (PUT)', amount_cents: 800, every: 'month', start_on: firstOfMonthsAgo(3), income_account_id: ids.Dues }), 201);
     const made = await expectStatus(await api('POST', '/people', { name: 'Piet Put', dues_plan_id: youth.id }), 201);
+    // Someone on Adult from its start: the plan's past dates are due, but not to Piet.
+    const alma = await expectStatus(await api('POST', '/people', { name: 'Alma Adult', dues_plan_id: adult.id }), 201);
+    expect(await datesOf(alma.id)).toEqual([firstOfMonthsAgo(3), firstOfMonthsAgo(2), firstOfMonthsAgo(1), firstOfMonthsAgo(0)]);
     expect(await charges(made.id)).toEqual([{ on: firstOfMonthsAgo(3), description: `Youth (PUT) ${firstOfMonthsAgo(3).slice(0, 4)}`, cents: 3000 }]);
     await expectStatus(await api('PUT', `/people/${made.id}`, { name: 'Piet Put', dues_plan_id: adult.id }), 200);
     await postDuesFor(h.db);
