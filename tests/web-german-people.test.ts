@@ -145,6 +145,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('Mitglieder und Beiträge i
       expect(text).toContain('Ihre Beiträge von 15,00 € noch offen');
       for (const back of [2, 1, 0]) expect(text).toContain(`Mitgliedsbeitrag ${monthStart(back).slice(0, 7)} (5,00 €)`);
       expect(text).toContain(`Datum: ${shown(TODAY)}`);
+      // No creditor details in this book: no IBAN line, the member is asked to pay.
+      expect(text).toContain('Bitte zahlen Sie 15,00 €, sobald es Ihnen möglich ist.');
+      expect(text).not.toContain('IBAN');
     } finally {
       await page.emulateMedia({ media: 'screen' });
     }

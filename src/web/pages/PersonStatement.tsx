@@ -11,11 +11,10 @@ import { standingInWords } from '../people-words';
 // when none is chosen) — and a friendly payment reminder to print: the club's name and IBAN when
 // the book knows them (D27's direct-debit settings), the amount, the months still open, the date.
 
-/** The club's name and IBAN, from the direct-debit settings once a book has them (D27); else none. */
+/** The club's name and IBAN, from the direct-debit settings (Settings `sepa`, D27) when the book has them; else none. */
 type Creditor = { name: string | null; iban: string | null };
 function creditorOf(settings: BookSettings): Creditor {
-  const sepa = (settings as BookSettings & { sepa?: { creditor_name?: string; creditor_iban?: string } | null }).sepa;
-  return { name: sepa?.creditor_name || null, iban: sepa?.creditor_iban || null };
+  return { name: settings.sepa?.creditor_name || null, iban: settings.sepa?.creditor_iban || null };
 }
 
 /** An IBAN as people read it, in groups of four. */
