@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { sql } from 'drizzle-orm';
 import { beforeAll, expect, it } from 'vitest';
 import { restoreBackup, writeBackup } from '../src/admin/backup';
 import { epcText } from '../src/book/sepa';
@@ -324,5 +325,14 @@ describeEachDatabase('issue 41: collecting dues by SEPA direct debit (D27)', (h)
     await refused(await api('GET', `/direct-debits/${collection.id}`), 404, /no such direct debit/);
     await refused(await api('DELETE', `/direct-debits/${collection.id}`), 404, /no such direct debit/);
     expect(await expectStatus(await api('GET', '/direct-debits'), 200)).toEqual([]);
+  });
+
+  it('D27: forget clears a person\'s IBAN and mandate from the collections too; the file then refuses in words (409), never holding them again', async () => {
+    const made = await expectStatus(await api('POST', '/direct-debits', { collect_on: collectOn, people: [person.anna.id] }), 201);
+    expect(made.count).toBe(1);
+    await expectStatus(await api('POST', `/people/${person.anna.id}/forget`), 200);
+    const rows = await h.db.execute(sql`select debtor_iban, mandate_id, mandate_signed_on from direct_debit_items where person_id = ${person.anna.id}`);
+    expect([...(rows as Iterable<Json>)].map((r) => [r.debtor_iban, r.mandate_id, r.mandate_signed_on])).toEqual([[null, null, null]]);
+    await refused(await api('GET', `/direct-debits/${made.id}/pain.008.xml`), 409, /were forgotten/);
   });
 });

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
 import * as v from 'valibot';
 import { sqlConstraint, type Db } from '../db/database';
-import { accountDayTotals, accounts, duesPlans, entries, people } from '../db/schema';
+import { accountDayTotals, accounts, directDebitItems, duesPlans, entries, people } from '../db/schema';
 import { conflict, invalid, notFound, Refusal } from '../errors';
 import { requestSchema } from '../shapes';
 import { dateString, hasControlCharacters, hasDisplayControlCharacters, requiredText, storedText, todayUtc } from '../text';
@@ -419,6 +419,8 @@ export function forgetPerson(db: Db, id: number, actor: Actor): Promise<Person> 
   return db.transaction(async (tx) => {
     const before = await lockPerson(tx, id);
     await tx.update(people).set({ email: null, iban: null, mandateId: null, mandateSignedOn: null, note: null }).where(eq(people.id, id));
+    // The collections' copies for the bank file go too (that file can then no longer be made for them).
+    await tx.update(directDebitItems).set({ debtorIban: null, mandateId: null, mandateSignedOn: null }).where(eq(directDebitItems.personId, id));
     const after = await getPerson(tx, id);
     await recordChange(tx, actor, { subject: 'person', subjectId: id, action: 'update', before: personRecord(before), after: personRecord(after) });
     return after;
