@@ -193,6 +193,20 @@ describeEachDatabase('issue 40: people (D27)', (h) => {
     expect((await tell(ids.anna!, 'personal'))[1]).toBe('treasurer@people.example added Anna Schmidt to the people with a token.');
   });
 
+  it('D27: people created at once under one name or one member number: one is made, the others are 400 naming the field, and no account is left without its person', async () => {
+    const before = [await count('people'), await count('accounts')];
+    const same = await Promise.all([1, 2, 3, 4].map(() => api('POST', '/people', { name: 'Race Person' })));
+    expect(same.map((r) => r.status).sort()).toEqual([201, 400, 400, 400]);
+    for (const r of same.filter((x) => x.status === 400)) expect((await r.json()).error).toMatch(/^name: an account (named Race Person|with that name) exists already/);
+    const numbered = await Promise.all(['Race A', 'Race B', 'Race C'].map((name) => api('POST', '/people', { name, member_no: 'RACE-1' })));
+    expect(numbered.map((r) => r.status).sort()).toEqual([201, 400, 400]);
+    for (const r of numbered.filter((x) => x.status === 400)) expect((await r.json()).error).toMatch(/^member_no (RACE-1 )?is taken/);
+    expect([await count('people'), await count('accounts')]).toEqual([before[0]! + 2, before[1]! + 2]);
+    const people: Json[] = await json(await api('GET', '/people'));
+    const accounts: Json[] = await json(await api('GET', '/accounts'));
+    for (const p of people) expect(accounts.find((a) => a.id === p.account_id)?.name, p.name).toBe(p.name);
+  });
+
   it('D27: POST /people/batch → 201 {created} in order, or all or nothing with every bad row by 0-based index (a clash within the batch too)', async () => {
     const before = [await count('people'), await count('accounts')];
     const bad = await refused(await api('POST', '/people/batch', { people: [
