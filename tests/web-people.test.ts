@@ -201,12 +201,20 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('People and dues in chromiu
     }
   });
 
-  it("people's accounts are not on the Accounts page, and a member's personal data is forgotten when asked", async () => {
+  it("people's accounts are not on the Accounts page (the record form offers them as Members), and a member's personal data is forgotten when asked", async () => {
     await page.goto(`${s.web}/accounts`);
     await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
     const main = page.locator('main');
     await main.getByText('Bank', { exact: true }).first().waitFor();
     for (const name of ['Anna Schmidt', 'Bernd Müller', 'Clara Weiß', 'Emil Becker']) expect(await main.getByText(name).count()).toBe(0);
+
+    // The record form still offers them, in a group of their own: dues paid in are income from a member.
+    await page.goto(`${s.web}/transactions`);
+    const from = page.getByLabel('From (where the money comes from)').first();
+    await from.locator('optgroup[label="Members"] option', { hasText: 'Emil Becker' }).waitFor({ state: 'attached' });
+    const groups = await from.locator('optgroup').evaluateAll((gs) => gs.map((g) => [g.getAttribute('label'), Array.from(g.querySelectorAll('option'), (o) => o.textContent)]));
+    expect(groups.at(-1)).toEqual(['Members', ['Anna Schmidt', 'Bernd Müller', 'Clara Weiß', 'Emil Becker']]);
+    expect(groups.slice(0, -1).flatMap(([, options]) => options)).not.toContain('Emil Becker');
 
     await page.goto(`${s.web}/people`);
     const asked = answerNext(true);
