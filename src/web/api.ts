@@ -274,3 +274,12 @@ export type PersonStatement = v.InferOutput<typeof import('../book/views').Perso
 export type DuesPlan = v.InferOutput<typeof import('../book/views').DuesPlan>;
 /** D27: what `POST /dues-plans` and `PUT /dues-plans/{id}` take. */
 export type DuesPlanRequest = import('../book/dues-plans').NewDuesPlan;
+// D27 (issue 41): collections by SEPA direct debit, the output types of the server's valibot schemas (type-only).
+/** D27: a collection by direct debit (`POST /direct-debits`, `GET /direct-debits`). */
+export type DirectDebit = v.InferOutput<typeof import('../book/views').DirectDebit>;
+/** D27: what a collection on a date would take (`GET /direct-debits/draft?collect_on=`), nothing written. */
+export type DirectDebitDraft = v.InferOutput<typeof import('../book/views').DirectDebitDraft>;
+/** D27: what one person collected is told before the debit (`GET /direct-debits/{id}/pre-notifications`). */
+export type PreNotification = v.InferOutput<typeof import('../book/views').PreNotification>;
+/** D27: the club's creditor details (Settings `sepa`). */
+export type SepaCreditor = NonNullable<BookSettings['sepa']>;
