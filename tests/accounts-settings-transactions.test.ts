@@ -85,8 +85,8 @@ describeEachDatabase('settings (spec: Settings; error rule 6)', (h) => {
       const res = await h.call(token, 'PUT', '/settings', body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      // D20: PUT is a patch of book_style, currency and closed_through; an empty one changes nothing.
-      expect(await res.text()).toBe('book_style' in body ? 'book_style must be "club" or "personal"' : 'give book_style, currency or closed_through');
+      // D20, D27: PUT is a patch of book_style, currency, closed_through and sepa; an empty one changes nothing.
+      expect(await res.text()).toBe('book_style' in body ? 'book_style must be "club" or "personal"' : 'give book_style, currency, closed_through or sepa');
     }
     expect((await h.call(token, 'PUT', '/settings', '{"book_style":')).status).toBe(400);
     expect(await json(await h.call(token, 'GET', '/settings'))).toEqual({ book_style: 'club', currency: 'EUR', closed_through: null });

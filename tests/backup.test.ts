@@ -158,7 +158,7 @@ describe('ledger backup and restore (D14)', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const COUNTS = '1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences, 4 attachments, 0 budgets, 0 budget_lines, 0 dues_plans, 0 people, 0 dues_occurrences';
+  const COUNTS = '1 users, 2 oauth_clients, 1 passkeys, 0 grants, 1 tokens, 5 accounts, 1 settings, 34 transactions, 68 entries, 44 changes, 1 import_rules, 3 import_references, 1 reconciliations, 5 import_lines, 0 schedules, 0 schedule_occurrences, 4 attachments, 0 budgets, 0 budget_lines, 0 dues_plans, 0 people, 0 dues_occurrences, 0 direct_debits, 0 direct_debit_items';
 
   /** Restored into `database`: the same answers, reconciliations and receipts as the source. */
   const expectSameBook = async (database: TestDatabase) => {

@@ -117,6 +117,14 @@ const FULL = [
   'delete /people/{id}',
   'post /people/{id}/forget',
   'get /people/{id}/statement',
+  'post /direct-debits',
+  'get /direct-debits',
+  'get /direct-debits/draft',
+  'get /direct-debits/{id}',
+  'get /direct-debits/{id}/pain.008.xml',
+  'get /direct-debits/{id}/pre-notifications',
+  'get /direct-debits/{id}/pre-notifications.csv',
+  'delete /direct-debits/{id}',
   // D22 (full tier).
   'post /transactions/{id}/attachments',
   'get /transactions/{id}/attachments',
@@ -312,7 +320,7 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
           continue;
         }
         for (const [mediaType, { schema }] of Object.entries<Json>(response.content)) {
-          expect(['application/json', 'text/plain', 'text/csv', 'application/zip', ...RECEIPT_TYPES], `${what}: media type`).toContain(mediaType);
+          expect(['application/json', 'text/plain', 'text/csv', 'application/zip', 'application/xml', ...RECEIPT_TYPES], `${what}: media type`).toContain(mediaType);
           expect(isInformative(doc, schema), `${what} ${mediaType}: an informative schema`).toBe(true);
           if (mediaType === 'application/json' && !isSuccess(status)) {
             // Spec: Errors, Shapes ({error} / {error, error_description}); MCP answers JSON-RPC errors (D8).
@@ -701,6 +709,31 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     const leaving = await expectDocumented(await h.call(token, 'POST', '/people', { name: 'OA leaving' }), 'POST', '/people');
     await expectDocumented(await h.call(token, 'DELETE', `/people/${leaving.id}`), 'DELETE', '/people/{id}');
     await expectDocumented(await h.call(token, 'DELETE', `/people/${leaving.id}`), 'DELETE', '/people/{id}');
+
+    // D27's direct debit: refused without creditor details, a collection made, read, its files, deleted.
+    const collectOn = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
+    await expectDocumented(await h.call(token, 'POST', '/direct-debits', { collect_on: collectOn }), 'POST', '/direct-debits');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { sepa: { creditor_name: 'OA club', creditor_iban: 'DE89370400440532013000', creditor_id: 'DE98ZZZ09999999999' } }), 'PUT', '/settings');
+    const debtor = await expectDocumented(await h.call(token, 'POST', '/people', { name: 'OA debtor', iban: 'DE02120300000000202051', mandate: { id: 'OA-DD-1', signed_on: '2024-01-01' } }), 'POST', '/people');
+    await expectDocumented(await h.call(token, 'POST', '/transactions', { occurred_on: '2024-03-01', description: 'OA dues', entries: [{ account_id: debtor.account_id, amount_cents: 500 }, { account_id: ids['OA Food']!, amount_cents: -500 }] }), 'POST', '/transactions');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/draft?collect_on=${collectOn}`), 'GET', '/direct-debits/draft');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits/draft?collect_on=soon'), 'GET', '/direct-debits/draft');
+    await expectDocumented(await h.call(token, 'POST', '/direct-debits', { collect_on: '2000-01-01' }), 'POST', '/direct-debits');
+    const debit = await expectDocumented(await h.call(token, 'POST', '/direct-debits', { collect_on: collectOn }), 'POST', '/direct-debits');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits'), 'GET', '/direct-debits');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/${debit.id}`), 'GET', '/direct-debits/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits/x'), 'GET', '/direct-debits/{id}');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits/999999'), 'GET', '/direct-debits/{id}');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/${debit.id}/pain.008.xml`), 'GET', '/direct-debits/{id}/pain.008.xml');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/${debit.id}/pain.008.xml?version=001.07`), 'GET', '/direct-debits/{id}/pain.008.xml');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits/999999/pain.008.xml'), 'GET', '/direct-debits/{id}/pain.008.xml');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/${debit.id}/pre-notifications`), 'GET', '/direct-debits/{id}/pre-notifications');
+    await expectDocumented(await h.call(token, 'GET', '/direct-debits/999999/pre-notifications'), 'GET', '/direct-debits/{id}/pre-notifications');
+    await expectDocumented(await h.call(token, 'GET', `/direct-debits/${debit.id}/pre-notifications.csv`), 'GET', '/direct-debits/{id}/pre-notifications.csv');
+    await expectDocumented(await h.call(token, 'POST', '/direct-debits', { collect_on: collectOn }), 'POST', '/direct-debits');
+    await expectDocumented(await h.call(token, 'DELETE', `/direct-debits/${debit.id}`), 'DELETE', '/direct-debits/{id}');
+    await expectDocumented(await h.call(token, 'DELETE', `/direct-debits/${debit.id}`), 'DELETE', '/direct-debits/{id}');
+    await expectDocumented(await h.call(token, 'PUT', '/settings', { sepa: null }), 'PUT', '/settings');
 
     // D22: a receipt added (and refused: too large, not a receipt, no such transaction, 20 already), listed, read, removed.
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
