@@ -145,7 +145,7 @@ export function People() {
     <main>
       <PageHeading>{t('people.title', { context: bookStyle })}</PageHeading>
       <p className="muted">
-        {t('people.intro', { context: bookStyle })} <Link to="/dues">{t('people.duesLink')}</Link>
+        {t('people.intro', { context: bookStyle })} <Link to="/dues">{t('people.duesLink')}</Link> · <Link to="/direct-debits">{t('directDebits.title')}</Link>
       </p>
       {!people || !report ? (
         error ? <ErrorNote error={error} /> : <Loading />
