@@ -103,11 +103,14 @@ export function Import() {
   /** Why the mapping remembered for the account was not applied to this file. */
   const [mappingNote, setMappingNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** D27: the lines the treasurer booked against an account of their own choosing (line → account). */
+  const [chosenCounters, setChosenCounters] = useState<ReadonlyMap<number, number>>(new Map());
   const result = useRef<HTMLDivElement>(null);
 
   /** The statement's account: its remembered counter account and CSV mapping come with it. */
   const chooseAccount = useCallback((id: string, all: Account[], text: string | null) => {
     setAccountId(id);
+    setChosenCounters(new Map());
     if (!id) return;
     localStorage.setItem(LAST_ACCOUNT, id);
     const counter = localStorage.getItem(counterKey(id)) ?? '';
@@ -144,6 +147,7 @@ export function Import() {
   const chooseFile = async (chosen: File | undefined) => {
     setImported(null);
     setRefusal(null);
+    setChosenCounters(new Map());
     if (!chosen) return setFile(null);
     const text = await readStatementFile(chosen);
     const detected = detectFormat(chosen.name, text);
@@ -156,7 +160,8 @@ export function Import() {
     setMapping(remembered ?? guessMapping(text));
   };
 
-  const requestWith = (m: CsvMapping | null): StatementRequest | null =>
+  // Nothing chosen: no counter_accounts sent (the person matched, the rules, the default decide).
+  const requestWith = (m: CsvMapping | null, chosen: ReadonlyMap<number, number> = chosenCounters): StatementRequest | null =>
     accountId && counterId && file
       ? {
           account_id: Number(accountId),
@@ -164,6 +169,7 @@ export function Import() {
           content: file.text,
           unmatched_account_id: Number(counterId),
           ...(format === 'csv' && m ? { csv: csvOptions(m) } : {}),
+          ...(chosen.size > 0 ? { counter_accounts: [...chosen].map(([line, id]) => ({ line, account_id: id })) } : {}),
         }
       : null;
   const request = requestWith(mapping);
@@ -172,8 +178,8 @@ export function Import() {
   const shown = preview && preview.key === key ? preview.result : null;
 
   /** A preview of the statement as mapped by `m` (the mapping of the form, or one just chosen). */
-  const runPreview = async (m: CsvMapping | null = mapping) => {
-    const body = requestWith(m);
+  const runPreview = async (m: CsvMapping | null = mapping, chosen: ReadonlyMap<number, number> = chosenCounters) => {
+    const body = requestWith(m, chosen);
     if (!body || !file) return;
     setBusy(true);
     setRefusal(null);
@@ -322,6 +328,12 @@ export function Import() {
           }}
           busy={busy}
           onImport={(reconcile) => void runImport(reconcile)}
+          onCounterChange={(line, id) => {
+            // D27: the server books the line as chosen and says so in a new preview.
+            const next = new Map(chosenCounters).set(line, id);
+            setChosenCounters(next);
+            void runPreview(mapping, next);
+          }}
         />
       )}
       <ImportRules rules={rules} accounts={accounts} onChanged={rulesChanged} />

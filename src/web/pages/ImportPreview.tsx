@@ -7,6 +7,7 @@ import { isCreditNormal } from '../../book/rules';
 import { Money, refusalInWords, Scroll, TableHead } from '../components';
 import { t } from '../i18n';
 import { formatCents, formatDate } from '../money';
+import { LineAccount, usePeopleNames } from './ImportLineAccount';
 
 /**
  * A line error, its line named in the page's words: the API's own "line 3: " is taken off its
@@ -166,6 +167,7 @@ export function ImportPreview({
   onLinkChange,
   busy,
   onImport,
+  onCounterChange,
 }: {
   preview: Preview;
   rules: ImportRule[];
@@ -176,11 +178,14 @@ export function ImportPreview({
   onLinkChange(line: number, link: boolean): void;
   busy: boolean;
   onImport(reconcile: boolean): void;
+  /** D27: the treasurer books a line against an account of their choosing (the preview is asked again). */
+  onCounterChange(line: number, accountId: number): void;
 }) {
   // The words follow the chosen language (the module's t is asked at each render).
   useTranslation();
   const { bookStyle } = useApp();
   const names = new Map(accounts.map((a) => [a.id, a.name]));
+  const peopleNames = usePeopleNames(preview.lines.some((l) => l.person_id !== null));
   const hand = useHandEntries(preview.lines.flatMap((l) => (l.match_of === null ? [] : [l.match_of])));
   const links = preview.lines.filter((l) => l.match_of !== null && !unlinked.has(l.line)).length;
   const fresh = preview.lines.filter((l) => l.duplicate_of === null).length - links;
@@ -232,7 +237,17 @@ export function ImportPreview({
                   <td>{line.description}</td>
                   <td className="num" data-label={line.amount_cents >= 0 ? column.moneyIn : undefined}>{line.amount_cents >= 0 && <Money cents={line.amount_cents} />}</td>
                   <td className="num" data-label={line.amount_cents < 0 ? column.moneyOut : undefined}>{line.amount_cents < 0 && <Money cents={-line.amount_cents} />}</td>
-                  <td data-label={column.bookedAgainst}>{names.get(line.counter_account_id)}</td>
+                  <td data-label={column.bookedAgainst}>
+                    <LineAccount
+                      line={line}
+                      accounts={accounts}
+                      statementAccountId={account?.id}
+                      accountNames={names}
+                      peopleNames={peopleNames}
+                      busy={busy}
+                      onChange={(id) => onCounterChange(line.line, id)}
+                    />
+                  </td>
                   <td>
                     {notes(line, rules, names, inReconciled.has(line.line))}
                     {line.match_of !== null && (
