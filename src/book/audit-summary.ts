@@ -88,7 +88,7 @@ function dayBefore(day: string): string {
 
 /** The accounts D28 leaves out of `accounts` and the checklist: people's (D27) and the in-transit one. */
 const leftOut = (accountId: SQL) =>
-  sql`(exists (select 1 from ${people} p where p.account_id = ${accountId}) or ${accountId} in (select a2.id from ${accounts} a2 where a2.name = ${IN_TRANSIT_ACCOUNT}))`;
+  sql`(exists (select 1 from ${people} p where p.account_id = ${accountId}) or ${accountId} in (select a2.id from ${accounts} a2 where lower(a2.name) = lower(${IN_TRANSIT_ACCOUNT})))`;
 
 /** Transactions of the period whose expense entries sum to more than `over` cents, with no receipt. */
 async function missingReceipts(db: Db, from: string, to: string, over: number): Promise<number[]> {
