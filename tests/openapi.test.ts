@@ -83,6 +83,8 @@ const FULL = [
   // D22 (full tier).
   'get /export/receipts.zip',
   'get /export/changes.csv',
+  // D28 (full tier).
+  'get /export/audit.zip',
   // D20 (full tier).
   'post /accounts/{id}/reconciliations',
   'get /accounts/{id}/reconciliations',
@@ -766,6 +768,9 @@ describeEachDatabase('GET /openapi.json and /docs (issue 4/6)', (h) => {
     await expectDocumented(await h.call(token, 'GET', '/export/receipts.zip?from=may'), 'GET', '/export/receipts.zip');
     await expectDocumented(await h.call(token, 'GET', '/export/changes.csv'), 'GET', '/export/changes.csv');
     await expectDocumented(await h.call(token, 'GET', '/export/changes.csv?to=june'), 'GET', '/export/changes.csv');
+    await expectDocumented(await h.call(token, 'GET', '/export/audit.zip?from=2024-05-01&to=2024-05-31&lang=de'), 'GET', '/export/audit.zip');
+    await expectDocumented(await h.call(token, 'GET', '/export/audit.zip?from=2024-05-01'), 'GET', '/export/audit.zip');
+    await expectDocumented(await h.call(token, 'GET', '/export/audit.zip?from=2024-05-01&to=2024-04-30'), 'GET', '/export/audit.zip');
 
     // MCP (D8).
     const mcp = (body: unknown, accept = MCP_ACCEPT) =>

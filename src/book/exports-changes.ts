@@ -15,7 +15,7 @@ export const CHANGES_CSV_HEADER = ['id', 'at', 'actor_email', 'via', 'client_id'
 const BATCH = 500;
 
 /** Plain English for a file read anywhere: the book's currency, dates as "Mar 1, 2026", no time (its own column). */
-async function exportWording(db: Db): Promise<Wording> {
+export async function exportWording(db: Db): Promise<Wording> {
   const { currency, book_style } = await getSettings(db);
   const money = new Intl.NumberFormat('en-US', { style: 'currency', currency });
   const dates = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'medium' });

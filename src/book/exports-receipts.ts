@@ -15,7 +15,7 @@ import { cutToGraphemes, splitExtension, utf8Bytes } from './receipt-names';
 
 export const RECEIPTS_INDEX_HEADER = ['transaction_id', 'occurred_on', 'description', 'amount', 'file'];
 
-interface Listed {
+export interface Listed {
   id: number;
   transaction_id: number;
   occurred_on: string;
@@ -59,7 +59,7 @@ export function archiveNames(listed: readonly Pick<Listed, 'occurred_on' | 'tran
 }
 
 /** One receipt's bytes, fetched when the archive reads its entry. */
-function bytesWhenRead(db: Db, id: number): Readable {
+export function bytesWhenRead(db: Db, id: number): Readable {
   let asked = false;
   return new Readable({
     read() {
@@ -79,7 +79,8 @@ function bytesWhenRead(db: Db, id: number): Readable {
   });
 }
 
-export async function* receiptsZip(db: Db, period: Period): AsyncGenerator<Uint8Array> {
+/** D22: the period's receipts (metadata only, oldest transaction first), their names in the archive and index.csv; also the auditors' pack's `receipts/` (D28). */
+export async function listReceipts(db: Db, period: Period): Promise<{ receipts: Listed[]; names: string[]; index: string }> {
   const listed = rowsOf<Listed>(
     await db.execute(sql`
       select a.id, a.transaction_id, t.occurred_on::text, t.description, a.name, a.created_at::text,
@@ -90,11 +91,16 @@ export async function* receiptsZip(db: Db, period: Period): AsyncGenerator<Uint8
       order by t.occurred_on, t.id, a.id`),
   );
   const names = archiveNames(listed);
-  const zip = new ZipFile();
   const index = stringify(
     [RECEIPTS_INDEX_HEADER, ...listed.map((l, i) => [String(l.transaction_id), l.occurred_on, guardFormula(l.description), decimal(BigInt(l.amount_cents)), guardFormula(names[i]!)])],
     { record_delimiter: 'windows', quoted_match: /[\r\n]/ },
   );
+  return { receipts: listed, names, index };
+}
+
+export async function* receiptsZip(db: Db, period: Period): AsyncGenerator<Uint8Array> {
+  const { receipts: listed, names, index } = await listReceipts(db, period);
+  const zip = new ZipFile();
   zip.addBuffer(Buffer.from(index), 'index.csv', { compress: true, mtime: new Date() });
   listed.forEach((l, i) => zip.addReadStream(bytesWhenRead(db, Number(l.id)), names[i]!, { compress: false, mtime: new Date(l.created_at) }));
   zip.end();

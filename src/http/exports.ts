@@ -1,4 +1,6 @@
 import type { Context } from 'hono';
+import { auditPack } from '../book/audit-pack';
+import { AuditQuerySchema } from '../book/audit-summary';
 import { JournalExportSchema } from '../book/exports';
 import { beancountFile } from '../book/exports-beancount';
 import { transactionsCsv } from '../book/exports-csv';
@@ -138,6 +140,29 @@ export const exportRoutes = [
     },
     {},
     async (c, { query }) => download(c, () => receiptsZip(c.var.db, query), 'application/zip', 'receipts.zip'),
+  ),
+  route(
+    {
+      method: 'get', path: '/export/audit.zip', tier: 'full', summary: "The auditors' pack of a period as one ZIP, fingerprinted (D28)",
+      description:
+        '`from` and `to` (required, `to` ≥ `from`) the period; `receipts_over` money like `50.00` (default), the checklist\'s threshold for ' +
+        'a missing receipt; `lang` `en` (default) or `de`, the language of the two pages.',
+      query: AuditQuerySchema,
+      responses: {
+        200: {
+          description:
+            'At the archive\'s root: `index.html` (the pages to read and print), `summary.json`, `transactions.csv`, `changes.csv`, ' +
+            '`ledger.journal`, `receipts/` (its files and `index.csv`), `MANIFEST.sha256` (every file but itself and `signature.html`, ' +
+            'as `sha256sum -c` reads it) and `signature.html` (the sign-off page with the SHA-256 of MANIFEST.sha256). Streamed.',
+          binary: ['application/zip'],
+          headers: { 'Content-Disposition': 'attachment; filename="audit-<from>-<to>.zip"' },
+        },
+        400: refused('A missing or malformed date, `to` before `from`, a `receipts_over` that is not an amount like 50.00, or a `lang` other than en or de.'),
+        503: busy,
+      },
+    },
+    {},
+    async (c, { query }) => download(c, () => auditPack(c.var.db, query), 'application/zip', `audit-${query.from}-${query.to}.zip`),
   ),
   route(
     {
