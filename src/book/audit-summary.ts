@@ -32,10 +32,13 @@ function moneyParam(field: string) {
 /** GET /export/audit.zip's query (D28): `receipts_over` in cents. */
 export const AuditQuerySchema = v.pipe(
   v.object({
-    from: dateString('from'),
-    to: dateString('to'),
-    receipts_over: v.optional(moneyParam('receipts_over'), '50.00'),
-    lang: v.optional(v.picklist(['en', 'de'], 'lang must be en or de'), 'en'),
+    from: v.pipe(dateString('from'), v.description('the first day of the period')),
+    to: v.pipe(dateString('to'), v.description('the last day of the period, not before from')),
+    receipts_over: v.pipe(
+      v.optional(moneyParam('receipts_over'), '50.00'),
+      v.description('the checklist lists expenses above this amount without a receipt (default 50.00)'),
+    ),
+    lang: v.pipe(v.optional(v.picklist(['en', 'de'], 'lang must be en or de'), 'en'), v.description('the language of index.html and signature.html (D29)')),
   }),
   v.check((q) => q.to >= q.from, 'to must not be before from'),
   // The opening balance sheet is the day before `from`; there is no day before 0001-01-01 (D7's dates).
