@@ -203,6 +203,14 @@ describeEachDatabase('issue 42: the auditors\' summary.json (D28)', (h) => {
     expect(later.checklist.unreconciled_accounts).toEqual([]);
   });
 
+  it('D28: making the summary is a read — no change record — and it is plain JSON (what summary.json holds)', async () => {
+    const count = async () => Number(rowsOf<{ n: string }>(await h.db.execute(sql`select count(*) as n from changes`))[0]!.n);
+    const before = await count();
+    const again = await auditSummary(h.db, period);
+    expect(await count()).toBe(before);
+    expect(JSON.parse(JSON.stringify(again))).toEqual(summary);
+  });
+
   it('D28: a short period, a day before the first entry — empty lists, and the same parts as the routes', async () => {
     const quiet = await auditSummary(h.db, { ...period, from: '2023-01-01', to: '2023-01-31' });
     expect(quiet.checklist).toEqual({ missing_receipts: [], changed_after: [], unreconciled_accounts: [] });
