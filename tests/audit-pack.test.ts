@@ -4,9 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './support/harness';
 import { json } from './support/http';
+import { CHROMIUM, STRICT_BROWSER } from './support/web-session';
 
 // Issue 42 (D28, D29, D12), part 2: GET /export/audit.zip over HTTP, on both databases. A small
 // club book made through the API (a receipt, a reconciliation, a budget, a description that tries
@@ -204,6 +206,32 @@ describeEachDatabase("issue 42: the auditors' pack, GET /export/audit.zip (D28)"
     const check = run('sha256sum', ['-c', '--strict', 'MANIFEST.sha256'], de);
     expect(check.status, check.stdout + check.stderr).toBe(0);
   });
+
+  it.skipIf(!existsSync(CHROMIUM) && !STRICT_BROWSER)('D28: Chromium opens index.html from file:// with the network off, requests nothing outside the pack, prints it to PDF (two pages or more, no navigation)', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    try {
+      const context = await browser.newContext({ offline: true });
+      const page = await context.newPage();
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
+      const index = `file://${path.join(en, 'index.html')}`;
+      await page.goto(index, { waitUntil: 'load' });
+      expect(await page.title()).toContain("Auditors' pack");
+      expect(await page.locator('#t' + tx.kit).textContent()).toContain('<script>alert("pack")</script> & Co');
+      expect(requested.filter((url) => !url.startsWith(`file://${en}/`))).toEqual([]);
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.locator('nav').isVisible()).toBe(false);
+      const pdf = (await page.pdf({ format: 'A4' })).toString('latin1');
+      const pages = pdf.match(/\/Type\s*\/Page(?!s)/g) ?? [];
+      expect(pages.length).toBeGreaterThanOrEqual(2);
+      // The receipt link opens the receipt inside the pack.
+      const receipt = await page.locator('a[href^="receipts/"]').first().getAttribute('href');
+      expect(existsSync(path.join(en, decodeURIComponent(receipt!)))).toBe(true);
+      await context.close();
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   it('D28: a missing or wrong query is 400 {error} naming the field, never a 500', async () => {
     const cases: [string, RegExp][] = [

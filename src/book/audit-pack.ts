@@ -60,6 +60,11 @@ function hashedWhenRead(open: () => AsyncIterable<string | Uint8Array>): { strea
       };
       next();
     },
+    // A download cut short (the client gone, the idle cut): a file half read gives its cursor's
+    // connection back (readBook's cursor is released by return()).
+    destroy(error, callback) {
+      Promise.resolve(parts?.return?.()).then(() => callback(error), () => callback(error));
+    },
   });
   return { stream, digest };
 }
@@ -134,6 +139,7 @@ export async function* auditPack(db: Db, query: AuditQuery): AsyncGenerator<Uint
   const zip = new ZipFile();
   const made = new Date();
   const listed: { path: string; digest: Promise<string> }[] = [];
+  const streams: Readable[] = [];
   const addText = (path: string, text: string) => {
     const bytes = Buffer.from(text);
     listed.push({ path, digest: Promise.resolve(sha256(bytes)) });
@@ -142,6 +148,7 @@ export async function* auditPack(db: Db, query: AuditQuery): AsyncGenerator<Uint
   const addRead = (path: string, open: () => AsyncIterable<string | Uint8Array>, options: { compress: boolean; mtime: Date }) => {
     const { stream, digest } = hashedWhenRead(open);
     listed.push({ path, digest });
+    streams.push(stream);
     zip.addReadStream(stream, path, options);
   };
 
@@ -165,6 +172,12 @@ export async function* auditPack(db: Db, query: AuditQuery): AsyncGenerator<Uint
     zip.addBuffer(Buffer.from(signature), SIGNATURE, { compress: true, mtime: made });
     zip.end();
   });
-  closing.catch((error: unknown) => (zip.outputStream as unknown as Readable).destroy(error as Error));
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) yield chunk;
+  const output = zip.outputStream as unknown as Readable;
+  closing.catch((error: unknown) => output.destroy(error as Error));
+  try {
+    for await (const chunk of output) yield chunk as Buffer;
+  } finally {
+    // Ended early or failed: no file stays open on a connection.
+    for (const stream of streams) stream.destroy();
+  }
 }
