@@ -175,7 +175,9 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('receipts in chromium at 39
     await receipts.locator('input[type=file]').setInputFiles([
       { name: 'drawing.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') },
       { name: 'huge.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(10 * 1024 * 1024 + 1) },
-    ]);
+      // 10 MiB crosses to the browser as base64 over CDP: on a loaded 2-core machine that alone took
+      // over the default 10 s (it timed out here, not the page).
+    ], { timeout: 60_000 });
     await expect.poll(() => receipts.getByRole('alert').allTextContents()).toEqual([
       '“drawing.svg” was not added: a receipt can be only photos (JPEG, PNG, WebP, GIF, HEIC) and PDF files.',
       '“huge.jpg” was not added: it is larger than 10 MB, the most a receipt can be. Take the photo again at a lower resolution, or scan the page smaller.',
