@@ -149,7 +149,7 @@ describe.skipIf(missing !== null && !STRICT_BROWSER)('a web app a treasurer can 
         expect(await cutsOf(page().getByRole('button', { name: 'Sign out' })), heading).toEqual([]);
         expect(await page().evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), heading).toBeLessThanOrEqual(0);
       }
-      expect(await main().getByRole('link').allTextContents()).toEqual(['Ledger', 'Transactions', 'Import', 'Accounts', 'Reports', 'Schedules', 'History', 'Settings']);
+      expect(await main().getByRole('link').allTextContents()).toEqual(['Ledger', 'Transactions', 'Import', 'Accounts', 'Reports', 'Schedules', 'Budgets', 'People', 'History', 'Settings']);
     });
 
     it('Revoke, Remove and Delete buttons are whole on screen, at 390 px and on a desktop (Settings, Transactions, Accounts)', async () => {
